@@ -8,18 +8,20 @@
 #
 # STAMP, when given, is touched on success (Meson's custom_target output).
 # DEST/root    the unpacked packages (usr/lib/x86_64-linux-gnu, usr/bin, ...)
-# DEST/.done   stamp naming the package versions; a second run is a no-op
+# DEST/.done   what was fetched; a second run with the same list is a no-op
 set -euo pipefail
 
 DEST=${1:-build/reference}
 STAMP=${2:-}
+# libibumad3: perftest needs it (it is rdma-core's too, so it stays private)
 PKGS="libibverbs1 librdmacm1 ibverbs-providers libibverbs-dev librdmacm-dev
-      ibverbs-utils rdmacm-utils perftest"
+      ibverbs-utils rdmacm-utils perftest libibumad3"
 VERSION=44.0-2
 
 mkdir -p "$DEST"
 DEST=$(cd "$DEST" && pwd -P)
-if [ -e "$DEST/.done" ]; then
+WANT="$(echo $PKGS) $VERSION"
+if [ "$(head -n 1 "$DEST/.done" 2>/dev/null)" = "$WANT" ]; then
     [ -z "$STAMP" ] || touch "$STAMP"
     exit 0
 fi
@@ -38,7 +40,8 @@ if ! (cd "$dl" && apt-get download -q "${want[@]}" >/dev/null 2>&1); then
         { echo "fetch.sh: apt-get download failed for: ${want[*]}" >&2; exit 1; }
 fi
 for d in "$dl"/*.deb; do dpkg -x "$d" "$DEST/root"; done
-for d in "$dl"/*.deb; do dpkg-deb -f "$d" Package Version | paste -sd' '; done > "$DEST/.done.tmp"
+{ echo "$WANT"
+  for d in "$dl"/*.deb; do dpkg-deb -W "$d"; done; } > "$DEST/.done.tmp"
 rm -rf "$dl"
 mv "$DEST/.done.tmp" "$DEST/.done"
 [ -z "$STAMP" ] || touch "$STAMP"
