@@ -3,7 +3,10 @@
 #ifndef OPENVERBS_INTERNAL_H
 #define OPENVERBS_INTERNAL_H
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 
@@ -13,15 +16,125 @@
  * from ABI.symvers then decides what is really exported.
  */
 #pragma GCC visibility push(default)
+#include <infiniband/verbs.h>
 /* Exported since IBVERBS_1.0 but declared in no public header: upstream
  * keeps them in its provider interface. */
 const char *ibv_get_sysfs_path(void);
 int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size);
+/* IBVERBS_PRIVATE_34, imported by upstream's ibv_devinfo: which RoCE
+ * version a GID is (IB GIDs report the first value). */
+enum ibv_gid_type_sysfs {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs *type);
 #pragma GCC visibility pop
+
+#include "driver.h"
 
 /* Reads "<sysfs>/<fmt...>" into buf as a NUL-terminated string without
  * its trailing newline; returns the length or -1 with errno set. */
 int verbs_read_sysfs(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ */
+/* Process-wide settings (init.c)                                      */
+
+/* Where the uverbs character devices live; tests point it elsewhere. */
+extern const char *verbs_dev_dir;
+
+/* IBV_SHOW_WARNINGS: the only way the library writes to stderr unasked. */
+bool verbs_warnings_enabled(void);
+/* RDMAV_ALLOW_DISASSOC_DESTROY: destroying on a dead device succeeds. */
+bool verbs_allow_disassoc_destroy(void);
+/* One-time setup shared by the entry points (fork safety env, memlock). */
+void verbs_init_once(void);
+
+/* ------------------------------------------------------------------ */
+/* Devices (device_list.c)                                             */
+
+void verbs_device_get(struct verbs_device *dev);
+void verbs_device_put(struct verbs_device *dev);
+
+/* What a discovery backend reports about one uverbs device. */
+struct verbs_found_device {
+	char ibdev[64];			/* IB device name, "rxe0" */
+	char cdev[64];			/* char device name, "uverbs0" */
+	uint32_t ibdev_index;		/* -1 if unknown */
+	enum rdma_driver_id driver_id;
+	int abi_version;
+	uint64_t node_guid;		/* host order */
+	int node_type;			/* enum ibv_node_type */
+	dev_t devnum;			/* 0 if unknown */
+	char modalias[128];
+};
+
+/* Both return the number found (>= 0) or -1 with errno set; *out is a
+ * malloc'd array.  Netlink first, sysfs when netlink is unavailable. */
+int verbs_netlink_scan(struct verbs_found_device **out);
+int verbs_sysfs_scan(struct verbs_found_device **out);
+/* The provider for a found device, or NULL (said only when warnings are
+ * asked for). */
+const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *fd);
+/* The netlink backend as ibv_get_device_list() calls it: tests replace
+ * it, as the host's kernel knows nothing of their fake sysfs trees. */
+extern int (*verbs_scan_netlink)(struct verbs_found_device **out);
+
+/* ------------------------------------------------------------------ */
+/* Contexts (context.c)                                                */
+
+enum verbs_cmd_mode {
+	VERBS_CMD_AUTO,
+	VERBS_CMD_WRITE,
+	VERBS_CMD_IOCTL,
+};
+
+/* The meson option cmd_mode, overridden by OPENVERBS_CMD_MODE. */
+enum verbs_cmd_mode verbs_cmd_mode_default(void);
+
+/* The core's state of one context (verbs_context.priv). */
+struct verbs_ex_private {
+	struct verbs_ops ops;		/* the provider's, NULLs as documented */
+	enum verbs_cmd_mode mode;
+	/* Methods (enum vcmd_method) this kernel refused over ioctl, and
+	 * write commands it refused to tunnel: learnt once, then skipped. */
+	_Atomic uint64_t ioctl_off;
+	_Atomic uint64_t tunnel_off, tunnel_off_ex;
+	uint64_t core_support;		/* IB_UVERBS_CORE_SUPPORT_*; 0 via write() */
+};
+
+static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)
+{
+	return verbs_get_ctx(ctx)->priv;
+}
+
+static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
+{
+	return &verbs_priv(ctx)->ops;
+}
+
+/* The core's entries in verbs_context (device.c, cq.c, qp.c, srq.c). */
+int verbs_query_port_sized(struct ibv_context *ctx, uint8_t port,
+			   struct ibv_port_attr *attr, size_t attr_len);
+int verbs_query_device_ex(struct ibv_context *ctx,
+			  const struct ibv_query_device_ex_input *input,
+			  struct ibv_device_attr_ex *attr, size_t attr_size);
+struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
+				     struct ibv_cq_init_attr_ex *attr);
+struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx,
+				  struct ibv_qp_init_attr_ex *attr);
+struct ibv_srq *verbs_create_srq_ex(struct ibv_context *ctx,
+				    struct ibv_srq_init_attr_ex *attr);
+/* Memory windows without provider data (mr.c). */
+struct ibv_mw *verbs_generic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int verbs_generic_dealloc_mw(struct ibv_mw *mw);
+
+/* ------------------------------------------------------------------ */
+/* Logging (init.c)                                                    */
+
+void verbs_vlog(enum verbs_log_level level, const char *fmt, va_list ap);
+/* A warning for IBV_SHOW_WARNINGS, like upstream's stderr notes. */
+void verbs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel command layer's private interface.
+ *
+ * Two transports reach the same kernel handlers:
+ *  - ioctl(RDMA_VERBS_IOCTL): a header and an array of attributes, each an
+ *    id with inline data (<= 8 bytes), a user pointer, an object handle or
+ *    an fd.  Newer methods exist only here.  Legacy commands travel the
+ *    same way as UVERBS_METHOD_INVOKE_WRITE ("tunnelled").
+ *  - write(): a struct ib_uverbs_cmd_hdr (plus ib_uverbs_ex_cmd_hdr for
+ *    extended commands), the request, the driver's request; the kernel
+ *    writes the response where the request says.
+ *
+ * OPENVERBS_CMD_MODE (or the meson option cmd_mode) picks ioctl only,
+ * write only, or auto: ioctl first, and write() for whatever this kernel
+ * refuses with ENOTTY, EPROTONOSUPPORT or EOPNOTSUPP, remembered per
+ * context so the refused attempt is made only once.
+ */
+#ifndef OPENVERBS_CMD_H
+#define OPENVERBS_CMD_H
+
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+
+#include "internal.h"
+
+/* The syscalls the layer makes, replaceable so host tests can play the
+ * kernel. */
+struct verbs_sys {
+	int (*ioctl)(int fd, unsigned long request, void *arg);
+	ssize_t (*write)(int fd, const void *buf, size_t len);
+};
+extern struct verbs_sys verbs_sys;
+
+/* ioctl methods that also have a write() form: one bit each in
+ * verbs_ex_private.ioctl_off once the kernel refused them. */
+enum vcmd_method {
+	VM_INVOKE_WRITE,
+	VM_GET_CONTEXT,
+	VM_QUERY_PORT,
+	VM_CREATE_CQ,
+	VM_DESTROY_CQ,
+	VM_CREATE_QP,
+	VM_DESTROY_QP,
+	VM_CREATE_SRQ,
+	VM_DESTROY_SRQ,
+	VM_DESTROY_PD,
+	VM_DESTROY_MR,
+	VM_DESTROY_MW,
+	VM_DESTROY_AH,
+	VM_QUERY_GID,		/* ioctl only: callers fall back to sysfs */
+	VM_ASYNC_EVENT_ALLOC,	/* ioctl only */
+};
+
+enum { VIOCTL_MAX_ATTRS = 16 };
+
+/* An ioctl command being built; attrs[] are copied back after the call
+ * (new handles and fds, output flags). */
+struct vioctl {
+	uint16_t object_id, method_id;
+	unsigned int num_attrs;
+	uint32_t outputs;	/* bit i: attrs[i] points at kernel output */
+	struct ib_uverbs_attr attrs[VIOCTL_MAX_ATTRS];
+};
+
+void vioctl_init(struct vioctl *c, uint16_t object_id, uint16_t method_id);
+/* Input of len bytes: carried inline when it fits in 8 bytes. */
+void vioctl_in(struct vioctl *c, uint16_t id, const void *data, size_t len);
+void vioctl_in_u32(struct vioctl *c, uint16_t id, uint32_t val);
+void vioctl_in_u64(struct vioctl *c, uint16_t id, uint64_t val);
+/* Constants (enum and u8..u64 "const" attributes) are always 8 bytes. */
+void vioctl_const(struct vioctl *c, uint16_t id, uint64_t val);
+void vioctl_out(struct vioctl *c, uint16_t id, void *data, size_t len);
+void vioctl_idr(struct vioctl *c, uint16_t id, uint32_t handle);
+void vioctl_fd(struct vioctl *c, uint16_t id, int fd);
+/* A new object's handle or fd: the kernel writes it into the attribute,
+ * read it with vioctl_result() after a successful vioctl_exec(). */
+struct ib_uverbs_attr *vioctl_new(struct vioctl *c, uint16_t id);
+void vioctl_udata(struct vioctl *c, const struct verbs_udata *udata);
+/* 0 or an errno value. */
+int vioctl_exec(struct ibv_context *ctx, struct vioctl *c);
+
+static inline uint64_t vioctl_result(const struct ib_uverbs_attr *attr)
+{
+	return attr->data;
+}
+
+/*
+ * Whether to try method m over ioctl, and after trying, whether its error
+ * means "use write() instead" (and is remembered).  Forced ioctl mode never
+ * falls back; forced write mode never tries.
+ */
+bool vcmd_use_ioctl(struct ibv_context *ctx, enum vcmd_method m);
+bool vcmd_fall_back(struct ibv_context *ctx, enum vcmd_method m, int *ret);
+
+/*
+ * A legacy or extended (IB_USER_VERBS_CMD_FLAG_EXTENDED) write command.
+ * req is the kernel's request struct without headers; for legacy
+ * commands with a response it begins with the response pointer, which
+ * this fills in.  Tunnelled through ioctl or written, per mode.
+ */
+int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
+	       void *resp, size_t resp_len, const struct verbs_udata *udata);
+
+/* The fd of a new completion channel. */
+int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
+
+/* GID queries exist only over ioctl: 0, an errno value, or -1 when this
+ * kernel (or the forced write mode) cannot answer and sysfs must. */
+int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
+			 struct ibv_gid_entry *entry);
+int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
+			 size_t max_entries, size_t *num_entries);
+
+/* Destroys an object whose ioctl destroy method takes only its handle
+ * (attribute 0) and whose write command takes only the handle too. */
+int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
+		 uint16_t method_id, uint32_t handle, uint32_t write_cmd);
+
+/* The errno of a destroy: EIO on a disassociated device counts as done
+ * when RDMAV_ALLOW_DISASSOC_DESTROY asks for it. */
+int vcmd_destroy_result(int ret);
+
+/* Marks memory the kernel wrote as defined, for valgrind. */
+void vcmd_mark_defined(const void *p, size_t len);
+
+#endif

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/* The kernel command transports: ioctl attribute buffers, write() framing,
+ * and the choice between them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+#if HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#endif
+
+static int sys_ioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg);
+}
+
+struct verbs_sys verbs_sys = {
+	.ioctl = sys_ioctl,
+	.write = write,
+};
+
+void vcmd_mark_defined(const void *p, size_t len)
+{
+#if HAVE_VALGRIND_MEMCHECK_H
+	if (p && len)
+		VALGRIND_MAKE_MEM_DEFINED(p, len);
+#else
+	(void)p;
+	(void)len;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* ioctl attribute buffers                                             */
+
+void vioctl_init(struct vioctl *c, uint16_t object_id, uint16_t method_id)
+{
+	c->object_id = object_id;
+	c->method_id = method_id;
+	c->num_attrs = 0;
+	c->outputs = 0;
+}
+
+/* Every attribute is mandatory: if this kernel does not know one, the
+ * call must fail (EPROTONOSUPPORT) rather than silently ignore it, so the
+ * caller can fall back to write(). */
+static struct ib_uverbs_attr *add(struct vioctl *c, uint16_t id)
+{
+	struct ib_uverbs_attr *a;
+
+	/* Overflow is a bug in this file, caught by the unit tests. */
+	if (c->num_attrs >= VIOCTL_MAX_ATTRS)
+		abort();
+	a = &c->attrs[c->num_attrs++];
+	memset(a, 0, sizeof(*a));
+	a->attr_id = id;
+	a->flags = UVERBS_ATTR_F_MANDATORY;
+	return a;
+}
+
+void vioctl_in(struct vioctl *c, uint16_t id, const void *data, size_t len)
+{
+	struct ib_uverbs_attr *a = add(c, id);
+
+	a->len = len;
+	if (len <= sizeof(a->data))
+		memcpy(&a->data, data, len);
+	else
+		a->data = (uintptr_t)data;
+}
+
+void vioctl_in_u32(struct vioctl *c, uint16_t id, uint32_t val)
+{
+	vioctl_in(c, id, &val, sizeof(val));
+}
+
+void vioctl_in_u64(struct vioctl *c, uint16_t id, uint64_t val)
+{
+	vioctl_in(c, id, &val, sizeof(val));
+}
+
+void vioctl_const(struct vioctl *c, uint16_t id, uint64_t val)
+{
+	vioctl_in_u64(c, id, val);
+}
+
+void vioctl_out(struct vioctl *c, uint16_t id, void *data, size_t len)
+{
+	struct ib_uverbs_attr *a = add(c, id);
+
+	c->outputs |= 1u << (c->num_attrs - 1);
+	a->len = len;
+	a->data = (uintptr_t)data;
+}
+
+void vioctl_idr(struct vioctl *c, uint16_t id, uint32_t handle)
+{
+	add(c, id)->data = handle;
+}
+
+void vioctl_fd(struct vioctl *c, uint16_t id, int fd)
+{
+	add(c, id)->data_s64 = fd;
+}
+
+struct ib_uverbs_attr *vioctl_new(struct vioctl *c, uint16_t id)
+{
+	return add(c, id);
+}
+
+void vioctl_udata(struct vioctl *c, const struct verbs_udata *udata)
+{
+	if (!udata)
+		return;
+	if (udata->in_len)
+		vioctl_in(c, UVERBS_ATTR_UHW_IN, udata->in, udata->in_len);
+	if (udata->out_len)
+		vioctl_out(c, UVERBS_ATTR_UHW_OUT, udata->out, udata->out_len);
+}
+
+int vioctl_exec(struct ibv_context *ctx, struct vioctl *c)
+{
+	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
+		      VIOCTL_MAX_ATTRS * sizeof(struct ib_uverbs_attr)) / 8];
+	struct ib_uverbs_ioctl_hdr *hdr = (void *)buf;
+	size_t attrs_len = c->num_attrs * sizeof(struct ib_uverbs_attr);
+	struct verbs_device *dev = verbs_get_device(ctx->device);
+
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->length = sizeof(*hdr) + attrs_len;
+	hdr->object_id = c->object_id;
+	hdr->method_id = c->method_id;
+	hdr->num_attrs = c->num_attrs;
+	hdr->driver_id = dev->driver_id;
+	memcpy(hdr->attrs, c->attrs, attrs_len);
+	if (verbs_sys.ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr))
+		return errno;
+	memcpy(c->attrs, hdr->attrs, attrs_len);
+
+	/* The kernel wrote our outputs: all of them, as every attribute is
+	 * mandatory, which the uverbs ABI treats as a valid-output flag. */
+	for (unsigned int i = 0; i < c->num_attrs; i++)
+		if (c->outputs & (1u << i))
+			vcmd_mark_defined((void *)(uintptr_t)c->attrs[i].data, c->attrs[i].len);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Choosing the transport                                              */
+
+static bool refusal(int ret)
+{
+	return ret == ENOTTY || ret == EPROTONOSUPPORT || ret == EOPNOTSUPP;
+}
+
+bool vcmd_use_ioctl(struct ibv_context *ctx, enum vcmd_method m)
+{
+	struct verbs_ex_private *priv = verbs_priv(ctx);
+
+	if (priv->mode == VERBS_CMD_WRITE)
+		return false;
+	return !(atomic_load_explicit(&priv->ioctl_off, memory_order_relaxed) &
+		 (UINT64_C(1) << m));
+}
+
+bool vcmd_fall_back(struct ibv_context *ctx, enum vcmd_method m, int *ret)
+{
+	struct verbs_ex_private *priv = verbs_priv(ctx);
+
+	if (!refusal(*ret))
+		return false;
+	if (priv->mode == VERBS_CMD_IOCTL) {
+		/* ENOTTY only says "no ioctl interface": tell the caller the
+		 * operation is unsupported instead. */
+		if (*ret == ENOTTY)
+			*ret = EOPNOTSUPP;
+		return false;
+	}
+	/* A kernel without RDMA_VERBS_IOCTL at all refuses everything. */
+	atomic_fetch_or(&priv->ioctl_off,
+			*ret == ENOTTY ? ~UINT64_C(0) : UINT64_C(1) << m);
+	return true;
+}
+
+int vcmd_destroy_result(int ret)
+{
+	if (ret == EIO && verbs_allow_disassoc_destroy())
+		return 0;
+	return ret;
+}
+
+int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
+		 uint16_t method_id, uint32_t handle, uint32_t write_cmd)
+{
+	int ret;
+
+	if (vcmd_use_ioctl(ctx, m)) {
+		struct vioctl c;
+
+		vioctl_init(&c, object_id, method_id);
+		vioctl_idr(&c, 0, handle);
+		ret = vioctl_exec(ctx, &c);
+		if (!vcmd_fall_back(ctx, m, &ret))
+			return vcmd_destroy_result(ret);
+	}
+	ret = vcmd_write(ctx, write_cmd, &handle, sizeof(handle), NULL, 0, NULL);
+	return vcmd_destroy_result(ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* write() framing                                                     */
+
+static size_t round_up(size_t n, size_t unit)
+{
+	return (n + unit - 1) / unit * unit;
+}
+
+static int write_exec(struct ibv_context *ctx, uint32_t cmd, void *req,
+		      size_t req_len, void *resp, size_t resp_len,
+		      const struct verbs_udata *udata)
+{
+	bool ex = cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED;
+	size_t unit = ex ? 8 : 4;
+	size_t drv_in = udata ? udata->in_len : 0, drv_out = udata ? udata->out_len : 0;
+	size_t head = sizeof(struct ib_uverbs_cmd_hdr) +
+		      (ex ? sizeof(struct ib_uverbs_ex_cmd_hdr) : 0);
+	size_t core_in = ex ? round_up(req_len, 8) : req_len;
+	size_t core_out = ex ? round_up(resp_len, 8) : resp_len;
+	size_t in_total = round_up(head + core_in + drv_in, unit);
+	size_t out_total = round_up(core_out + drv_out, unit);
+	uint64_t in_stack[64], out_stack[32];
+	char *in = (char *)in_stack, *out = resp;
+	struct ib_uverbs_cmd_hdr *hdr;
+	int ret = 0;
+
+	if (in_total > sizeof(in_stack) && !(in = calloc(1, in_total)))
+		return ENOMEM;
+	/* The driver's response follows the core one in the same buffer. */
+	if (drv_out || out_total != resp_len) {
+		out = out_total > sizeof(out_stack) ? malloc(out_total) : (char *)out_stack;
+		if (!out) {
+			ret = ENOMEM;
+			goto free_in;
+		}
+	}
+	memset(in, 0, in_total);
+	hdr = (void *)in;
+	hdr->command = cmd;
+	if (ex) {
+		struct ib_uverbs_ex_cmd_hdr *ex_hdr = (void *)(hdr + 1);
+
+		hdr->in_words = core_in / 8;
+		hdr->out_words = core_out / 8;
+		ex_hdr->provider_in_words = (in_total - head - core_in) / 8;
+		ex_hdr->provider_out_words = (out_total - core_out) / 8;
+		if (out_total)
+			ex_hdr->response = (uintptr_t)out;
+	} else {
+		hdr->in_words = in_total / 4;
+		hdr->out_words = out_total / 4;
+	}
+	memcpy(in + head, req, req_len);
+	if (!ex && resp_len) {
+		uint64_t response = (uintptr_t)out;
+
+		memcpy(in + head, &response, sizeof(response));
+	}
+	if (drv_in)
+		memcpy(in + head + core_in, udata->in, drv_in);
+
+	ssize_t n = verbs_sys.write(ctx->cmd_fd, in, in_total);
+	if (n < 0)
+		ret = errno;
+	else if ((size_t)n != in_total)
+		ret = EIO;
+	if (!ret && out_total) {
+		vcmd_mark_defined(out, out_total);
+		if (out != resp) {
+			memcpy(resp, out, resp_len);
+			if (drv_out)
+				memcpy(udata->out, out + core_out, drv_out);
+		}
+	}
+	if (out != resp && out != (char *)out_stack)
+		free(out);
+free_in:
+	if (in != (char *)in_stack)
+		free(in);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Legacy commands: tunnelled or written                               */
+
+static _Atomic uint64_t *tunnel_mask(struct verbs_ex_private *priv, uint32_t cmd,
+				     uint64_t *bit)
+{
+	*bit = UINT64_C(1) << (cmd & 63);
+	return cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED ? &priv->tunnel_off_ex
+						     : &priv->tunnel_off;
+}
+
+static int invoke_write(struct ibv_context *ctx, uint32_t cmd, void *req,
+			size_t req_len, void *resp, size_t resp_len,
+			const struct verbs_udata *udata)
+{
+	struct vioctl c;
+
+	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE);
+	vioctl_in(&c, UVERBS_ATTR_CORE_IN, req, req_len);
+	if (resp_len)
+		vioctl_out(&c, UVERBS_ATTR_CORE_OUT, resp, resp_len);
+	vioctl_const(&c, UVERBS_ATTR_WRITE_CMD, cmd);
+	vioctl_udata(&c, udata);
+	return vioctl_exec(ctx, &c);
+}
+
+int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
+	       void *resp, size_t resp_len, const struct verbs_udata *udata)
+{
+	struct verbs_ex_private *priv = verbs_priv(ctx);
+	uint64_t bit;
+	_Atomic uint64_t *off = tunnel_mask(priv, cmd, &bit);
+	int ret;
+
+	if (vcmd_use_ioctl(ctx, VM_INVOKE_WRITE) &&
+	    !(atomic_load_explicit(off, memory_order_relaxed) & bit)) {
+		/* The response field of a legacy request means nothing here. */
+		if (!(cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) && resp_len)
+			memset(req, 0, sizeof(uint64_t));
+		ret = invoke_write(ctx, cmd, req, req_len, resp, resp_len, udata);
+		if (priv->mode == VERBS_CMD_IOCTL || !refusal(ret)) {
+			if (ret == ENOTTY)
+				ret = EOPNOTSUPP;
+			return ret;
+		}
+		/* ENOTTY/EPROTONOSUPPORT: no tunnel at all on this kernel;
+		 * EOPNOTSUPP: not for this command. */
+		if (ret == EOPNOTSUPP)
+			atomic_fetch_or(off, bit);
+		else
+			vcmd_fall_back(ctx, VM_INVOKE_WRITE, &ret);
+	}
+	if (priv->mode == VERBS_CMD_IOCTL)
+		return EOPNOTSUPP;
+	return write_exec(ctx, cmd, req, req_len, resp, resp_len, udata);
+}

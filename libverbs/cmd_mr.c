@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/* Kernel commands for protection domains, memory regions and windows. */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd.h"
+
+int verbs_cmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
+		       const struct verbs_udata *udata)
+{
+	struct ib_uverbs_alloc_pd req = {};
+	struct ib_uverbs_alloc_pd_resp resp;
+	int ret;
+
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_ALLOC_PD, &req, sizeof(req),
+			 &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	pd->context = ctx;
+	pd->handle = resp.pd_handle;
+	return 0;
+}
+
+int verbs_cmd_dealloc_pd(struct ibv_pd *pd)
+{
+	return vcmd_destroy(pd->context, VM_DESTROY_PD, UVERBS_OBJECT_PD,
+			    UVERBS_METHOD_PD_DESTROY, pd->handle,
+			    IB_USER_VERBS_CMD_DEALLOC_PD);
+}
+
+int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		     uint64_t iova, int access, struct verbs_mr *mr,
+		     const struct verbs_udata *udata)
+{
+	struct ib_uverbs_reg_mr req = {
+		.start = (uintptr_t)addr,
+		.length = length,
+		.hca_va = iova,
+		.pd_handle = pd->handle,
+		.access_flags = access,
+	};
+	struct ib_uverbs_reg_mr_resp resp;
+	int ret;
+
+	ret = vcmd_write(pd->context, IB_USER_VERBS_CMD_REG_MR, &req, sizeof(req),
+			 &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	mr->ibv_mr.context = pd->context;
+	mr->ibv_mr.pd = pd;
+	mr->ibv_mr.addr = addr;
+	mr->ibv_mr.length = length;
+	mr->ibv_mr.handle = resp.mr_handle;
+	mr->ibv_mr.lkey = resp.lkey;
+	mr->ibv_mr.rkey = resp.rkey;
+	mr->access = access;
+	return 0;
+}
+
+int verbs_cmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t length, int access,
+		       const struct verbs_udata *udata)
+{
+	struct ib_uverbs_rereg_mr req = {
+		.mr_handle = mr->ibv_mr.handle,
+		.flags = flags,
+		.start = (uintptr_t)addr,
+		.length = length,
+		.hca_va = (uintptr_t)addr,
+		.pd_handle = (flags & IBV_REREG_MR_CHANGE_PD) ? pd->handle : 0,
+		.access_flags = access,
+	};
+	struct ib_uverbs_rereg_mr_resp resp;
+	int ret;
+
+	ret = vcmd_write(mr->ibv_mr.context, IB_USER_VERBS_CMD_REREG_MR, &req,
+			 sizeof(req), &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	mr->ibv_mr.lkey = resp.lkey;
+	mr->ibv_mr.rkey = resp.rkey;
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->ibv_mr.pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->ibv_mr.addr = addr;
+		mr->ibv_mr.length = length;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS)
+		mr->access = access;
+	return 0;
+}
+
+int verbs_cmd_dereg_mr(struct verbs_mr *mr)
+{
+	return vcmd_destroy(mr->ibv_mr.context, VM_DESTROY_MR, UVERBS_OBJECT_MR,
+			    UVERBS_METHOD_MR_DESTROY, mr->ibv_mr.handle,
+			    IB_USER_VERBS_CMD_DEREG_MR);
+}
+
+int verbs_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		       struct ibv_mw *mw, const struct verbs_udata *udata)
+{
+	struct ib_uverbs_alloc_mw req = { .pd_handle = pd->handle, .mw_type = type };
+	struct ib_uverbs_alloc_mw_resp resp;
+	int ret;
+
+	ret = vcmd_write(pd->context, IB_USER_VERBS_CMD_ALLOC_MW, &req, sizeof(req),
+			 &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->rkey = resp.rkey;
+	mw->handle = resp.mw_handle;
+	mw->type = type;
+	return 0;
+}
+
+int verbs_cmd_dealloc_mw(struct ibv_mw *mw)
+{
+	return vcmd_destroy(mw->context, VM_DESTROY_MW, UVERBS_OBJECT_MW,
+			    UVERBS_METHOD_MW_DESTROY, mw->handle,
+			    IB_USER_VERBS_CMD_DEALLOC_MW);
+}

@@ -1,0 +1,457 @@
+/* SPDX-License-Identifier: MIT */
+/* Kernel commands for queue pairs, and posting work requests through the
+ * kernel. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+/* ------------------------------------------------------------------ */
+/* Create                                                              */
+
+static void init_qp(struct verbs_qp *vqp, struct ibv_context *ctx,
+		    const struct ibv_qp_init_attr_ex *attr, uint32_t handle,
+		    uint32_t qpn)
+{
+	struct ibv_qp *qp = &vqp->qp;
+
+	qp->context = ctx;
+	qp->qp_context = attr->qp_context;
+	qp->pd = attr->pd;
+	qp->send_cq = attr->send_cq;
+	qp->recv_cq = attr->recv_cq;
+	qp->srq = attr->srq;
+	qp->handle = handle;
+	qp->qp_num = qpn;
+	qp->state = IBV_QPS_RESET;
+	qp->qp_type = attr->qp_type;
+	qp->events_completed = 0;
+	pthread_mutex_init(&qp->mutex, NULL);
+	pthread_cond_init(&qp->cond, NULL);
+}
+
+static void cap_from_kern(struct ibv_qp_cap *cap, uint32_t send_wr, uint32_t recv_wr,
+			  uint32_t send_sge, uint32_t recv_sge, uint32_t inline_data)
+{
+	cap->max_send_wr = send_wr;
+	cap->max_recv_wr = recv_wr;
+	cap->max_send_sge = send_sge;
+	cap->max_recv_sge = recv_sge;
+	cap->max_inline_data = inline_data;
+}
+
+static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
+			   struct ibv_qp_init_attr_ex *attr, uint32_t flags,
+			   const struct verbs_udata *udata)
+{
+	struct ib_uverbs_qp_cap cap = {
+		.max_send_wr = attr->cap.max_send_wr,
+		.max_recv_wr = attr->cap.max_recv_wr,
+		.max_send_sge = attr->cap.max_send_sge,
+		.max_recv_sge = attr->cap.max_recv_sge,
+		.max_inline_data = attr->cap.max_inline_data,
+	}, resp_cap;
+	struct ib_uverbs_attr *handle;
+	uint32_t qpn;
+	struct vioctl c;
+	int ret;
+
+	vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
+	handle = vioctl_new(&c, UVERBS_ATTR_CREATE_QP_HANDLE);
+	if (attr->pd)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, attr->pd->handle);
+	if (attr->send_cq)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, attr->send_cq->handle);
+	if (attr->recv_cq)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_RECV_CQ_HANDLE, attr->recv_cq->handle);
+	if (attr->srq)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_SRQ_HANDLE, attr->srq->handle);
+	if (attr->rwq_ind_tbl)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_IND_TABLE_HANDLE, attr->rwq_ind_tbl->ind_tbl_handle);
+	vioctl_in_u64(&c, UVERBS_ATTR_CREATE_QP_USER_HANDLE, (uintptr_t)qp);
+	vioctl_in(&c, UVERBS_ATTR_CREATE_QP_CAP, &cap, sizeof(cap));
+	vioctl_const(&c, UVERBS_ATTR_CREATE_QP_TYPE, attr->qp_type);
+	/* sq_sig_all is a creation flag here; the source QPN flag is implied
+	 * by the attribute that carries it. */
+	flags &= ~IBV_QP_CREATE_SOURCE_QPN;
+	if (attr->sq_sig_all)
+		flags |= IB_UVERBS_QP_CREATE_SQ_SIG_ALL;
+	if (flags)
+		vioctl_in_u32(&c, UVERBS_ATTR_CREATE_QP_FLAGS, flags);
+	if (attr->create_flags & IBV_QP_CREATE_SOURCE_QPN)
+		vioctl_in_u32(&c, UVERBS_ATTR_CREATE_QP_SOURCE_QPN, attr->source_qpn);
+	vioctl_out(&c, UVERBS_ATTR_CREATE_QP_RESP_CAP, &resp_cap, sizeof(resp_cap));
+	vioctl_out(&c, UVERBS_ATTR_CREATE_QP_RESP_QP_NUM, &qpn, sizeof(qpn));
+	vioctl_udata(&c, udata);
+	ret = vioctl_exec(ctx, &c);
+	if (ret)
+		return ret;
+	cap_from_kern(&attr->cap, resp_cap.max_send_wr, resp_cap.max_recv_wr,
+		      resp_cap.max_send_sge, resp_cap.max_recv_sge, resp_cap.max_inline_data);
+	init_qp(qp, ctx, attr, vioctl_result(handle), qpn);
+	return 0;
+}
+
+static int create_qp_write(struct ibv_context *ctx, struct verbs_qp *qp,
+			   struct ibv_qp_init_attr_ex *attr, uint32_t flags,
+			   const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_create_qp req = {
+		.user_handle = (uintptr_t)qp,
+		.pd_handle = attr->pd ? attr->pd->handle : 0,
+		.send_cq_handle = attr->send_cq ? attr->send_cq->handle : 0,
+		.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle : 0,
+		.srq_handle = attr->srq ? attr->srq->handle : 0,
+		.max_send_wr = attr->cap.max_send_wr,
+		.max_recv_wr = attr->cap.max_recv_wr,
+		.max_send_sge = attr->cap.max_send_sge,
+		.max_recv_sge = attr->cap.max_recv_sge,
+		.max_inline_data = attr->cap.max_inline_data,
+		.sq_sig_all = !!attr->sq_sig_all,
+		.qp_type = attr->qp_type,
+		.is_srq = !!attr->srq,
+		.create_flags = flags,
+		.source_qpn = (flags & IBV_QP_CREATE_SOURCE_QPN) ? attr->source_qpn : 0,
+	};
+	struct ib_uverbs_ex_create_qp_resp resp;
+	int ret;
+
+	if (attr->rwq_ind_tbl) {
+		req.comp_mask = IB_UVERBS_CREATE_QP_MASK_IND_TABLE;
+		req.rwq_ind_tbl_handle = attr->rwq_ind_tbl->ind_tbl_handle;
+	}
+	if (flags || attr->rwq_ind_tbl) {
+		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_CREATE_QP, &req, sizeof(req),
+				 &resp, sizeof(resp), udata);
+	} else {
+		/* The legacy request is the extended one's head, after the
+		 * response pointer. */
+		struct ib_uverbs_create_qp legacy;
+
+		legacy.response = 0;
+		memcpy(&legacy.user_handle, &req, sizeof(legacy) - sizeof(legacy.response));
+		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_CREATE_QP, &legacy, sizeof(legacy),
+				 &resp.base, sizeof(resp.base), udata);
+	}
+	if (ret)
+		return ret;
+	cap_from_kern(&attr->cap, resp.base.max_send_wr, resp.base.max_recv_wr,
+		      resp.base.max_send_sge, resp.base.max_recv_sge,
+		      resp.base.max_inline_data);
+	init_qp(qp, ctx, attr, resp.base.qp_handle, resp.base.qpn);
+	return 0;
+}
+
+int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+			struct ibv_qp_init_attr_ex *attr,
+			const struct verbs_udata *udata)
+{
+	uint32_t flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ? attr->create_flags : 0;
+	int ret;
+
+	/* XRC domains are not supported by this library yet. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
+		attr->rwq_ind_tbl = NULL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		attr->pd = NULL;
+	if (vcmd_use_ioctl(ctx, VM_CREATE_QP)) {
+		ret = create_qp_ioctl(ctx, qp, attr, flags, udata);
+		if (!vcmd_fall_back(ctx, VM_CREATE_QP, &ret))
+			return ret;
+	}
+	return create_qp_write(ctx, qp, attr, flags, udata);
+}
+
+/* ------------------------------------------------------------------ */
+/* Modify, query, destroy                                              */
+
+static void dest_to_kern(struct ib_uverbs_qp_dest *d, const struct ibv_ah_attr *a)
+{
+	memcpy(d->dgid, a->grh.dgid.raw, sizeof(d->dgid));
+	d->flow_label = a->grh.flow_label;
+	d->dlid = a->dlid;
+	d->sgid_index = a->grh.sgid_index;
+	d->hop_limit = a->grh.hop_limit;
+	d->traffic_class = a->grh.traffic_class;
+	d->sl = a->sl;
+	d->src_path_bits = a->src_path_bits;
+	d->static_rate = a->static_rate;
+	d->is_global = a->is_global;
+	d->port_num = a->port_num;
+}
+
+static void dest_from_kern(struct ibv_ah_attr *a, const struct ib_uverbs_qp_dest *d)
+{
+	memcpy(a->grh.dgid.raw, d->dgid, sizeof(d->dgid));
+	a->grh.flow_label = d->flow_label;
+	a->dlid = d->dlid;
+	a->grh.sgid_index = d->sgid_index;
+	a->grh.hop_limit = d->hop_limit;
+	a->grh.traffic_class = d->traffic_class;
+	a->sl = d->sl;
+	a->src_path_bits = d->src_path_bits;
+	a->static_rate = d->static_rate;
+	a->is_global = d->is_global;
+	a->port_num = d->port_num;
+}
+
+int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+			const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_qp req = {
+		.base = {
+			.qp_handle = qp->handle,
+			.attr_mask = mask,
+			.qkey = attr->qkey,
+			.rq_psn = attr->rq_psn,
+			.sq_psn = attr->sq_psn,
+			.dest_qp_num = attr->dest_qp_num,
+			.qp_access_flags = attr->qp_access_flags,
+			.pkey_index = attr->pkey_index,
+			.alt_pkey_index = attr->alt_pkey_index,
+			.qp_state = attr->qp_state,
+			.cur_qp_state = attr->cur_qp_state,
+			.path_mtu = attr->path_mtu,
+			.path_mig_state = attr->path_mig_state,
+			.en_sqd_async_notify = attr->en_sqd_async_notify,
+			.max_rd_atomic = attr->max_rd_atomic,
+			.max_dest_rd_atomic = attr->max_dest_rd_atomic,
+			.min_rnr_timer = attr->min_rnr_timer,
+			.port_num = attr->port_num,
+			.timeout = attr->timeout,
+			.retry_cnt = attr->retry_cnt,
+			.rnr_retry = attr->rnr_retry,
+			.alt_port_num = attr->alt_port_num,
+			.alt_timeout = attr->alt_timeout,
+		},
+	};
+	struct ib_uverbs_ex_modify_qp_resp resp;
+
+	if (mask & IBV_QP_AV)
+		dest_to_kern(&req.base.dest, &attr->ah_attr);
+	if (mask & IBV_QP_ALT_PATH)
+		dest_to_kern(&req.base.alt_dest, &attr->alt_ah_attr);
+	/* Only the rate limit needs the extended command. */
+	if (mask & IBV_QP_RATE_LIMIT) {
+		req.rate_limit = attr->rate_limit;
+		return vcmd_write(qp->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP, &req,
+				  sizeof(req), &resp, sizeof(resp), udata);
+	}
+	return vcmd_write(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &req.base,
+			  sizeof(req.base), NULL, 0, udata);
+}
+
+int verbs_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+		       struct ibv_qp_init_attr *init_attr)
+{
+	struct ib_uverbs_query_qp req = { .qp_handle = qp->handle, .attr_mask = mask };
+	struct ib_uverbs_query_qp_resp r;
+	int ret;
+
+	ret = vcmd_write(qp->context, IB_USER_VERBS_CMD_QUERY_QP, &req, sizeof(req),
+			 &r, sizeof(r), NULL);
+	if (ret)
+		return ret;
+	memset(attr, 0, sizeof(*attr));
+	attr->qkey = r.qkey;
+	attr->rq_psn = r.rq_psn;
+	attr->sq_psn = r.sq_psn;
+	attr->dest_qp_num = r.dest_qp_num;
+	attr->qp_access_flags = r.qp_access_flags;
+	attr->pkey_index = r.pkey_index;
+	attr->alt_pkey_index = r.alt_pkey_index;
+	attr->qp_state = r.qp_state;
+	attr->cur_qp_state = r.cur_qp_state;
+	attr->path_mtu = r.path_mtu;
+	attr->path_mig_state = r.path_mig_state;
+	attr->sq_draining = r.sq_draining;
+	attr->max_rd_atomic = r.max_rd_atomic;
+	attr->max_dest_rd_atomic = r.max_dest_rd_atomic;
+	attr->min_rnr_timer = r.min_rnr_timer;
+	attr->port_num = r.port_num;
+	attr->timeout = r.timeout;
+	attr->retry_cnt = r.retry_cnt;
+	attr->rnr_retry = r.rnr_retry;
+	attr->alt_port_num = r.alt_port_num;
+	attr->alt_timeout = r.alt_timeout;
+	cap_from_kern(&attr->cap, r.max_send_wr, r.max_recv_wr, r.max_send_sge,
+		      r.max_recv_sge, r.max_inline_data);
+	dest_from_kern(&attr->ah_attr, &r.dest);
+	dest_from_kern(&attr->alt_ah_attr, &r.alt_dest);
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_context = qp->qp_context;
+	init_attr->send_cq = qp->send_cq;
+	init_attr->recv_cq = qp->recv_cq;
+	init_attr->srq = qp->srq;
+	init_attr->qp_type = qp->qp_type;
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_all = r.sq_sig_all;
+	return 0;
+}
+
+int verbs_cmd_destroy_qp(struct ibv_qp *qp)
+{
+	struct ib_uverbs_destroy_qp req = { .qp_handle = qp->handle };
+	struct ib_uverbs_destroy_qp_resp resp = {};
+	struct ibv_context *ctx = qp->context;
+	int ret;
+
+	if (vcmd_use_ioctl(ctx, VM_DESTROY_QP)) {
+		struct vioctl c;
+
+		vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY);
+		vioctl_idr(&c, UVERBS_ATTR_DESTROY_QP_HANDLE, qp->handle);
+		vioctl_out(&c, UVERBS_ATTR_DESTROY_QP_RESP, &resp, sizeof(resp));
+		ret = vioctl_exec(ctx, &c);
+		if (!vcmd_fall_back(ctx, VM_DESTROY_QP, &ret))
+			goto done;
+	}
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_DESTROY_QP, &req, sizeof(req),
+			 &resp, sizeof(resp), NULL);
+done:
+	if (ret)
+		return vcmd_destroy_result(ret);
+	/* Unacknowledged async events still point at the QP. */
+	pthread_mutex_lock(&qp->mutex);
+	while (qp->events_completed != resp.events_reported)
+		pthread_cond_wait(&qp->cond, &qp->mutex);
+	pthread_mutex_unlock(&qp->mutex);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Work requests through the kernel                                    */
+
+/* The kernel numbers the failing request from 1; 0 means it failed
+ * before looking at any, which blames the first. */
+#define BAD_WR(type, first, index) ({			\
+	type *__w = (first);				\
+	for (uint32_t __i = 1; __w && __i < (index); __i++) \
+		__w = __w->next;			\
+	__w; })
+
+int verbs_cmd_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	struct ib_uverbs_post_send *req;
+	struct ib_uverbs_post_send_resp resp = {};
+	struct ib_uverbs_send_wr *kw;
+	struct ib_uverbs_sge *ks;
+	uint32_t nwr = 0, nsge = 0;
+	size_t len;
+	int ret;
+
+	for (struct ibv_send_wr *w = wr; w; w = w->next) {
+		nwr++;
+		nsge += w->num_sge;
+	}
+	len = sizeof(*req) + nwr * sizeof(*kw) + nsge * sizeof(*ks);
+	req = calloc(1, len);
+	if (!req) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return ENOMEM;
+	}
+	req->qp_handle = qp->handle;
+	req->wr_count = nwr;
+	req->sge_count = nsge;
+	req->wqe_size = sizeof(*kw);
+	kw = req->send_wr;
+	ks = (struct ib_uverbs_sge *)(kw + nwr);
+	for (struct ibv_send_wr *w = wr; w; w = w->next, kw++) {
+		kw->wr_id = w->wr_id;
+		kw->num_sge = w->num_sge;
+		kw->opcode = w->opcode;
+		kw->send_flags = w->send_flags;
+		kw->ex.imm_data = w->imm_data;
+		if (qp->qp_type == IBV_QPT_UD) {
+			kw->wr.ud.ah = w->wr.ud.ah->handle;
+			kw->wr.ud.remote_qpn = w->wr.ud.remote_qpn;
+			kw->wr.ud.remote_qkey = w->wr.ud.remote_qkey;
+		} else if (w->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+			   w->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			kw->wr.atomic.remote_addr = w->wr.atomic.remote_addr;
+			kw->wr.atomic.compare_add = w->wr.atomic.compare_add;
+			kw->wr.atomic.swap = w->wr.atomic.swap;
+			kw->wr.atomic.rkey = w->wr.atomic.rkey;
+		} else {
+			kw->wr.rdma.remote_addr = w->wr.rdma.remote_addr;
+			kw->wr.rdma.rkey = w->wr.rdma.rkey;
+		}
+		for (int i = 0; i < w->num_sge; i++, ks++) {
+			ks->addr = w->sg_list[i].addr;
+			ks->length = w->sg_list[i].length;
+			ks->lkey = w->sg_list[i].lkey;
+		}
+	}
+	ret = vcmd_write(qp->context, IB_USER_VERBS_CMD_POST_SEND, req, len,
+			 &resp, sizeof(resp), NULL);
+	if (ret && bad_wr)
+		*bad_wr = BAD_WR(struct ibv_send_wr, wr, resp.bad_wr);
+	free(req);
+	return ret;
+}
+
+/* Receive lists have the same shape for QPs and SRQs. */
+static int post_recv_list(struct ibv_context *ctx, uint32_t cmd, uint32_t handle,
+			  struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	struct ib_uverbs_post_recv *req;
+	struct ib_uverbs_post_recv_resp resp = {};
+	struct ib_uverbs_recv_wr *kw;
+	struct ib_uverbs_sge *ks;
+	uint32_t nwr = 0, nsge = 0;
+	size_t len;
+	int ret;
+
+	for (struct ibv_recv_wr *w = wr; w; w = w->next) {
+		nwr++;
+		nsge += w->num_sge;
+	}
+	len = sizeof(*req) + nwr * sizeof(*kw) + nsge * sizeof(*ks);
+	req = calloc(1, len);
+	if (!req) {
+		if (bad_wr)
+			*bad_wr = wr;
+		return ENOMEM;
+	}
+	req->qp_handle = handle;
+	req->wr_count = nwr;
+	req->sge_count = nsge;
+	req->wqe_size = sizeof(*kw);
+	kw = req->recv_wr;
+	ks = (struct ib_uverbs_sge *)(kw + nwr);
+	for (struct ibv_recv_wr *w = wr; w; w = w->next, kw++) {
+		kw->wr_id = w->wr_id;
+		kw->num_sge = w->num_sge;
+		for (int i = 0; i < w->num_sge; i++, ks++) {
+			ks->addr = w->sg_list[i].addr;
+			ks->length = w->sg_list[i].length;
+			ks->lkey = w->sg_list[i].lkey;
+		}
+	}
+	ret = vcmd_write(ctx, cmd, req, len, &resp, sizeof(resp), NULL);
+	if (ret && bad_wr)
+		*bad_wr = BAD_WR(struct ibv_recv_wr, wr, resp.bad_wr);
+	free(req);
+	return ret;
+}
+
+int verbs_cmd_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	return post_recv_list(qp->context, IB_USER_VERBS_CMD_POST_RECV, qp->handle,
+			      wr, bad_wr);
+}
+
+int verbs_cmd_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	return post_recv_list(srq->context, IB_USER_VERBS_CMD_POST_SRQ_RECV,
+			      srq->handle, wr, bad_wr);
+}

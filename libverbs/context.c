@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: MIT */
+/* Contexts: opening, importing and closing devices, the provider's ops,
+ * asynchronous events. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+/* ------------------------------------------------------------------ */
+/* Ops                                                                 */
+
+/* Data-path entries are called without a NULL check by the inline verbs,
+ * so a provider without them gets these. */
+static int no_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
+{
+	(void)cq, (void)n, (void)wc;
+	return -EOPNOTSUPP;
+}
+
+static int no_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			struct ibv_send_wr **bad_wr)
+{
+	(void)qp;
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int no_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	(void)qp;
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int no_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
+{
+	(void)srq;
+	*bad_wr = wr;
+	return EOPNOTSUPP;
+}
+
+static int no_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind)
+{
+	(void)qp, (void)mw, (void)bind;
+	return EOPNOTSUPP;
+}
+
+#define MERGE(dst, src, field) do { if ((src)->field) (dst)->field = (src)->field; } while (0)
+
+void verbs_set_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
+{
+	struct verbs_ops *o = &vctx->priv->ops;
+	struct ibv_context_ops *c = &vctx->context.ops;
+
+	MERGE(o, ops, query_device_ex);
+	MERGE(o, ops, query_port);
+	MERGE(o, ops, alloc_pd);
+	MERGE(o, ops, dealloc_pd);
+	MERGE(o, ops, reg_mr);
+	MERGE(o, ops, rereg_mr);
+	MERGE(o, ops, dereg_mr);
+	MERGE(o, ops, alloc_mw);
+	MERGE(o, ops, dealloc_mw);
+	MERGE(o, ops, bind_mw);
+	MERGE(o, ops, create_cq);
+	MERGE(o, ops, create_cq_ex);
+	MERGE(o, ops, poll_cq);
+	MERGE(o, ops, req_notify_cq);
+	MERGE(o, ops, cq_event);
+	MERGE(o, ops, resize_cq);
+	MERGE(o, ops, destroy_cq);
+	MERGE(o, ops, create_srq);
+	MERGE(o, ops, create_srq_ex);
+	MERGE(o, ops, modify_srq);
+	MERGE(o, ops, query_srq);
+	MERGE(o, ops, destroy_srq);
+	MERGE(o, ops, post_srq_recv);
+	MERGE(o, ops, create_qp);
+	MERGE(o, ops, create_qp_ex);
+	MERGE(o, ops, query_qp);
+	MERGE(o, ops, modify_qp);
+	MERGE(o, ops, destroy_qp);
+	MERGE(o, ops, query_qp_data_in_order);
+	MERGE(o, ops, query_ece);
+	MERGE(o, ops, set_ece);
+	MERGE(o, ops, post_send);
+	MERGE(o, ops, post_recv);
+	MERGE(o, ops, create_ah);
+	MERGE(o, ops, destroy_ah);
+	MERGE(o, ops, attach_mcast);
+	MERGE(o, ops, detach_mcast);
+	MERGE(o, ops, async_event);
+
+	/* What upstream-built programs call directly. */
+	c->poll_cq = o->poll_cq ? o->poll_cq : no_poll_cq;
+	c->req_notify_cq = o->req_notify_cq ? o->req_notify_cq : verbs_cmd_req_notify_cq;
+	c->post_send = o->post_send ? o->post_send : no_post_send;
+	c->post_recv = o->post_recv ? o->post_recv : no_post_recv;
+	c->post_srq_recv = o->post_srq_recv ? o->post_srq_recv : no_post_srq_recv;
+	c->alloc_mw = o->alloc_mw ? o->alloc_mw : verbs_generic_alloc_mw;
+	c->dealloc_mw = o->dealloc_mw ? o->dealloc_mw : verbs_generic_dealloc_mw;
+	c->bind_mw = o->bind_mw ? o->bind_mw : no_bind_mw;
+
+	/* The extended entries stay the core's: it checks and accounts
+	 * before the provider runs.  The rest stay NULL, which the inline
+	 * verbs report as EOPNOTSUPP. */
+	vctx->query_port = verbs_query_port_sized;
+	vctx->query_device_ex = verbs_query_device_ex;
+	vctx->create_cq_ex = verbs_create_cq_ex;
+	vctx->create_qp_ex = verbs_create_qp_ex;
+	vctx->create_srq_ex = verbs_create_srq_ex;
+}
+
+/* ------------------------------------------------------------------ */
+/* Context life cycle                                                  */
+
+int verbs_init_context(struct verbs_context *vctx, struct verbs_device *dev, int cmd_fd)
+{
+	struct ibv_context *ctx = &vctx->context;
+	static const struct verbs_ops none;
+
+	vctx->priv = calloc(1, sizeof(*vctx->priv));
+	if (!vctx->priv)
+		return ENOMEM;
+	vctx->priv->mode = verbs_cmd_mode_default();
+	vctx->sz = sizeof(*vctx);
+	ctx->device = &dev->device;
+	ctx->cmd_fd = cmd_fd;
+	ctx->async_fd = -1;
+	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
+	pthread_mutex_init(&ctx->mutex, NULL);
+	verbs_set_ops(vctx, &none);
+	return 0;
+}
+
+void verbs_uninit_context(struct verbs_context *vctx)
+{
+	if (vctx->context.async_fd >= 0)
+		close(vctx->context.async_fd);
+	pthread_mutex_destroy(&vctx->context.mutex);
+	free(vctx->priv);
+	vctx->priv = NULL;
+}
+
+/* The node may have been renamed or be stale: trust the device number
+ * over the name when both are known. */
+static int open_cdev(struct verbs_device *dev)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", verbs_dev_dir, dev->device.dev_name);
+	do
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -1;
+	if (dev->devnum && !fstat(fd, &st) && S_ISCHR(st.st_mode) && st.st_rdev != dev->devnum) {
+		close(fd);
+		errno = ENODEV;
+		return -1;
+	}
+	return fd;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	struct verbs_device *dev = verbs_get_device(device);
+	struct verbs_context *vctx;
+	int fd, err;
+
+	fd = open_cdev(dev);
+	if (fd < 0)
+		return NULL;
+	vctx = dev->provider->alloc_context(dev, fd);
+	if (!vctx) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	verbs_device_get(dev);
+	return &vctx->context;
+}
+
+/* The listed device behind a char device number, with a reference. */
+static struct verbs_device *device_by_devnum(dev_t devnum)
+{
+	struct verbs_device *found = NULL;
+	struct ibv_device **list;
+
+	list = ibv_get_device_list(NULL);
+	if (!list)
+		return NULL;
+	for (struct ibv_device **d = list; *d && !found; d++)
+		if (verbs_get_device(*d)->devnum == devnum)
+			found = verbs_get_device(*d);
+	if (found)
+		verbs_device_get(found);
+	ibv_free_device_list(list);
+	if (!found)
+		errno = ENODEV;
+	return found;
+}
+
+struct ibv_context *ibv_import_device(int cmd_fd)
+{
+	struct verbs_device *dev;
+	struct verbs_context *vctx;
+	struct stat st;
+
+	if (fstat(cmd_fd, &st))
+		return NULL;
+	if (!S_ISCHR(st.st_mode)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dev = device_by_devnum(st.st_rdev);
+	if (!dev)
+		return NULL;
+	if (!dev->provider->import_context) {
+		verbs_device_put(dev);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* The caller keeps cmd_fd if the import fails. */
+	vctx = dev->provider->import_context(dev, cmd_fd);
+	if (!vctx) {
+		int err = errno;
+
+		verbs_device_put(dev);
+		errno = err;
+		return NULL;
+	}
+	return &vctx->context;
+}
+
+int ibv_close_device(struct ibv_context *context)
+{
+	struct verbs_device *dev = verbs_get_device(context->device);
+	int fd = context->cmd_fd;
+
+	dev->provider->free_context(context);
+	close(fd);
+	verbs_device_put(dev);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Asynchronous events                                                 */
+
+int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+{
+	struct ib_uverbs_async_event_desc desc;
+	const struct verbs_ops *ops = verbs_ops(context);
+	ssize_t n;
+
+	do
+		n = read(context->async_fd, &desc, sizeof(desc));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(desc)) {
+		if (n >= 0)
+			errno = EIO;
+		return -1;
+	}
+	vcmd_mark_defined(&desc, sizeof(desc));
+	event->event_type = desc.event_type;
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		event->element.cq = (void *)(uintptr_t)desc.element;
+		break;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		event->element.qp = (void *)(uintptr_t)desc.element;
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		event->element.srq = (void *)(uintptr_t)desc.element;
+		break;
+	case IBV_EVENT_WQ_FATAL:
+		event->element.wq = (void *)(uintptr_t)desc.element;
+		break;
+	default:
+		/* Port and device events (DEVICE_FATAL comes with port 0
+		 * when the device is unplugged). */
+		event->element.port_num = desc.element;
+		break;
+	}
+	if (ops->async_event)
+		ops->async_event(context, event);
+	return 0;
+}
+
+#define ACK_EVENT(obj, counter) do {			\
+	pthread_mutex_lock(&(obj)->mutex);		\
+	(obj)->counter++;				\
+	pthread_cond_signal(&(obj)->cond);		\
+	pthread_mutex_unlock(&(obj)->mutex);		\
+} while (0)
+
+void ibv_ack_async_event(struct ibv_async_event *event)
+{
+	switch (event->event_type) {
+	case IBV_EVENT_CQ_ERR:
+		ACK_EVENT(event->element.cq, async_events_completed);
+		break;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		ACK_EVENT(event->element.qp, events_completed);
+		break;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		ACK_EVENT(event->element.srq, events_completed);
+		break;
+	case IBV_EVENT_WQ_FATAL:
+		ACK_EVENT(event->element.wq, events_completed);
+		break;
+	default:
+		break;
+	}
+}

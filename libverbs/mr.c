@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Memory regions and windows.  Registered pages are kept out of fork()
+ * children (ibv_dontfork_range) for the MR's lifetime; on-demand-paging
+ * MRs pin nothing and are left alone.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "fork.h"
+#include "internal.h"
+
+static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			     uint64_t iova, int access)
+{
+	const struct verbs_ops *ops = verbs_ops(pd->context);
+	struct verbs_mr *mr;
+	int ret;
+
+	if (ops->reg_mr)
+		return ops->reg_mr(pd, addr, length, iova, access);
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	ret = verbs_cmd_reg_mr(pd, addr, length, iova, access, mr, NULL);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->ibv_mr;
+}
+
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
+				uint64_t iova, unsigned int access)
+{
+	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	struct ibv_mr *mr;
+	int err;
+
+	/* Optional flags may be ignored, but kernels that do not say they
+	 * understand them would reject them. */
+	if (!(verbs_priv(pd->context)->core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
+		access &= ~IBV_ACCESS_OPTIONAL_RANGE;
+	if (!odp && ibv_dontfork_range(addr, length))
+		return NULL;
+	mr = reg_mr(pd, addr, length, iova, access);
+	if (!mr) {
+		err = errno;
+		if (!odp)
+			ibv_dofork_range(addr, length);
+		errno = err;
+		return NULL;
+	}
+	mr->context = pd->context;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	return mr;
+}
+
+#undef ibv_reg_mr
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
+}
+
+#undef ibv_reg_mr_iova
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
+			       uint64_t iova, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
+}
+
+static int rereg_fail(int code, int err)
+{
+	errno = err;
+	return code;
+}
+
+int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t length, int access)
+{
+	struct verbs_mr *mr = (struct verbs_mr *)ibmr;
+	const struct verbs_ops *ops = verbs_ops(ibmr->context);
+	bool move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
+	bool odp_old = mr->access & IBV_ACCESS_ON_DEMAND;
+	bool odp_new = (flags & IBV_REREG_MR_CHANGE_ACCESS ? access : mr->access) &
+		       IBV_ACCESS_ON_DEMAND;
+	void *old_addr = ibmr->addr;
+	size_t old_length = ibmr->length;
+	int ret;
+
+	if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
+	    (move && (!addr || !length)) || ((flags & IBV_REREG_MR_CHANGE_PD) && !pd))
+		return rereg_fail(IBV_REREG_MR_ERR_INPUT, EINVAL);
+	if (move && !odp_new && ibv_dontfork_range(addr, length))
+		return rereg_fail(IBV_REREG_MR_ERR_DONT_FORK_NEW, errno);
+	ret = ops->rereg_mr ? ops->rereg_mr(mr, flags, pd, addr, length, access)
+			    : verbs_cmd_rereg_mr(mr, flags, pd, addr, length, access, NULL);
+	if (ret) {
+		if (move && !odp_new && ibv_dofork_range(addr, length))
+			return rereg_fail(IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW, ret);
+		return rereg_fail(IBV_REREG_MR_ERR_CMD, ret);
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		ibmr->pd = pd;
+	if (move) {
+		ibmr->addr = addr;
+		ibmr->length = length;
+		if (!odp_old && ibv_dofork_range(old_addr, old_length))
+			return rereg_fail(IBV_REREG_MR_ERR_DO_FORK_OLD, errno);
+	}
+	return 0;
+}
+
+int ibv_dereg_mr(struct ibv_mr *ibmr)
+{
+	struct verbs_mr *mr = (struct verbs_mr *)ibmr;
+	const struct verbs_ops *ops = verbs_ops(ibmr->context);
+	bool odp = mr->access & IBV_ACCESS_ON_DEMAND;
+	void *addr = ibmr->addr;
+	size_t length = ibmr->length;
+	int ret;
+
+	if (ops->dereg_mr) {
+		ret = ops->dereg_mr(mr);
+	} else {
+		ret = verbs_cmd_dereg_mr(mr);
+		if (!ret)
+			free(mr);
+	}
+	if (!ret && !odp)
+		ibv_dofork_range(addr, length);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory windows (ibv_alloc_mw and friends are inline, through
+ * ibv_context_ops)                                                    */
+
+struct ibv_mw *verbs_generic_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ibv_mw *mw = calloc(1, sizeof(*mw));
+	int ret;
+
+	if (!mw)
+		return NULL;
+	ret = verbs_cmd_alloc_mw(pd, type, mw, NULL);
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int verbs_generic_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = verbs_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}

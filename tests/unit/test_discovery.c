@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device discovery on a fake sysfs tree and /dev directory, provider
+ * matching, device lifetimes across rescans, and the argument checks of
+ * the verbs that come before any kernel command.
+ */
+#include <check.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static char root[64], dev_dir[96];
+
+static void put(const char *rel, const char *value)
+{
+	char path[PATH_MAX], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = '\0';
+		mkdir(path, 0755);
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(value, f);
+	fclose(f);
+}
+
+static void rm(const char *rel)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	ck_assert_int_eq(unlink(path), 0);
+}
+
+/* A uverbs device in sysfs, with its /dev node if dev_node. */
+static void add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node)
+{
+	char rel[128], line[80];
+
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
+	snprintf(line, sizeof(line), "%s\n", ibdev);
+	put(rel, line);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
+	put(rel, abi);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
+	put(rel, "231:192\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
+	put(rel, "1: CA\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
+	put(rel, "0002:c903:0010:ab12\n");
+	if (dev_node) {
+		snprintf(rel, sizeof(rel), "dev/%s", cdev);
+		put(rel, "");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Providers for the fake devices: contexts without a kernel           */
+
+static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd)
+{
+	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
+	int ret;
+
+	if (!vctx)
+		return NULL;
+	ret = verbs_init_context(vctx, dev, cmd_fd);
+	if (ret) {
+		free(vctx);
+		errno = ret;
+		return NULL;
+	}
+	return vctx;
+}
+
+static void fake_free(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	verbs_uninit_context(vctx);
+	free(vctx);
+}
+
+static const char *const fake_names[] = { "fake*", NULL };
+static const struct verbs_provider by_name = {
+	.name = "by-name", .ibdev_patterns = fake_names, .min_abi = 1, .max_abi = 1,
+	.alloc_context = fake_alloc, .free_context = fake_free,
+};
+VERBS_PROVIDER(by_name);
+
+static const char *const fake_aliases[] = { "pci:v000015B3d*", NULL };
+static const struct verbs_provider by_alias = {
+	.name = "by-alias", .modalias_patterns = fake_aliases, .min_abi = 1, .max_abi = 1,
+	.alloc_context = fake_alloc, .free_context = fake_free,
+};
+VERBS_PROVIDER(by_alias);
+
+static const struct verbs_provider by_id = {
+	.name = "by-id", .driver_id = RDMA_DRIVER_EFA, .min_abi = 0, .max_abi = 5,
+	.alloc_context = fake_alloc, .free_context = fake_free,
+};
+VERBS_PROVIDER(by_id);
+
+static int no_netlink(struct verbs_found_device **out)
+{
+	(void)out;
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+/* A netlink answer naming a device only its driver id can match. */
+static int efa_netlink(struct verbs_found_device **out)
+{
+	struct verbs_found_device *fd = calloc(1, sizeof(*fd));
+
+	strcpy(fd->ibdev, "weird0");
+	strcpy(fd->cdev, "uverbs0");
+	fd->ibdev_index = 5;
+	fd->driver_id = RDMA_DRIVER_EFA;
+	fd->abi_version = 1;
+	fd->node_guid = 0x1122334455667788ULL;
+	fd->node_type = IBV_NODE_UNSPECIFIED;
+	*out = fd;
+	return 1;
+}
+
+static void setup(void)
+{
+	verbs_scan_netlink = no_netlink;
+	add_device("uverbs0", "fake0", "1\n", true);
+	add_device("uverbs1", "mod0", "1\n", true);
+	put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
+	add_device("uverbs2", "other0", "1\n", true);	/* no provider */
+	add_device("uverbs3", "fake9", "7\n", true);		/* ABI out of range */
+	add_device("uverbs4", "fake1", "1\n", false);	/* no /dev node */
+}
+
+static void teardown(void)
+{
+	char cmd[PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", root, root);
+	ck_assert_int_eq(system(cmd), 0);
+	mkdir(dev_dir, 0755);
+}
+
+static struct ibv_device *find(struct ibv_device **list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp((*list)->name, name))
+			return *list;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Listing                                                             */
+
+START_TEST(lists_matched_devices_with_dev_nodes)
+{
+	int n = -1;
+	struct ibv_device **list = ibv_get_device_list(&n);
+
+	ck_assert_ptr_nonnull(list);
+	ck_assert_int_eq(n, 2);
+	ck_assert_ptr_nonnull(find(list, "fake0"));
+	ck_assert_ptr_nonnull(find(list, "mod0"));
+	ck_assert_ptr_null(list[2]);
+	ck_assert_ptr_eq(verbs_get_device(find(list, "fake0"))->provider, &by_name);
+	ck_assert_ptr_eq(verbs_get_device(find(list, "mod0"))->provider, &by_alias);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(device_fields_from_sysfs)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_device *d = find(list, "fake0");
+	char path[PATH_MAX];
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert_str_eq(ibv_get_device_name(d), "fake0");
+	ck_assert_str_eq(d->dev_name, "uverbs0");
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband_verbs/uverbs0", root);
+	ck_assert_str_eq(d->dev_path, path);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", root);
+	ck_assert_str_eq(d->ibdev_path, path);
+	ck_assert_int_eq(d->node_type, IBV_NODE_CA);
+	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_IB);
+	ck_assert_uint_eq(be64toh(ibv_get_device_guid(d)), 0x0002c9030010ab12ULL);
+	ck_assert_int_eq(ibv_get_device_index(d), -1);
+	ck_assert_int_eq(verbs_get_device(d)->abi_version, 1);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(netlink_driver_id_wins)
+{
+	struct ibv_device **list;
+	struct ibv_device *d;
+	int n;
+
+	verbs_scan_netlink = efa_netlink;
+	list = ibv_get_device_list(&n);
+	ck_assert_int_eq(n, 1);
+	d = list[0];
+	ck_assert_str_eq(d->name, "weird0");
+	ck_assert_ptr_eq(verbs_get_device(d)->provider, &by_id);
+	ck_assert_int_eq(ibv_get_device_index(d), 5);
+	ck_assert_uint_eq(be64toh(ibv_get_device_guid(d)), 0x1122334455667788ULL);
+	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_UNSPECIFIED);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(no_rdma_in_the_kernel_is_enosys)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+
+	snprintf(from, sizeof(from), "%s/sys/class/infiniband_verbs", root);
+	snprintf(to, sizeof(to), "%s/sys/class/gone", root);
+	ck_assert_int_eq(rename(from, to), 0);
+	errno = 0;
+	ck_assert_ptr_null(ibv_get_device_list(NULL));
+	ck_assert_int_eq(errno, ENOSYS);
+	ck_assert_int_eq(rename(to, from), 0);
+}
+END_TEST
+
+START_TEST(rescans_share_device_objects)
+{
+	struct ibv_device **a = ibv_get_device_list(NULL);
+	struct ibv_device **b = ibv_get_device_list(NULL);
+	struct ibv_device *fake0 = find(a, "fake0"), **c;
+
+	ck_assert_ptr_eq(find(b, "fake0"), fake0);
+	ck_assert_ptr_eq(find(b, "mod0"), find(a, "mod0"));
+	ibv_free_device_list(a);
+	/* Unplugged: gone from new lists, still valid in old ones. */
+	rm("dev/uverbs0");
+	c = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(c, "fake0"));
+	ck_assert_ptr_eq(find(c, "mod0"), find(b, "mod0"));
+	ck_assert_str_eq(fake0->name, "fake0");
+	ibv_free_device_list(b);
+	ibv_free_device_list(c);
+}
+END_TEST
+
+START_TEST(context_keeps_its_device)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = ibv_open_device(find(list, "fake0"));
+
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_ge(ctx->cmd_fd, 0);
+	ck_assert_ptr_eq(ctx->abi_compat, __VERBS_ABI_IS_EXTENDED);
+	ck_assert_uint_eq(verbs_get_ctx(ctx)->sz, sizeof(struct verbs_context));
+	ibv_free_device_list(list);
+	rm("dev/uverbs0");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "fake0"));
+	ck_assert_str_eq(ctx->device->name, "fake0");
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(open_without_dev_node_is_enoent)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+
+	rm("dev/uverbs0");
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_device(find(list, "fake0")));
+	ck_assert_int_eq(errno, ENOENT);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(import_needs_a_char_device)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	char path[PATH_MAX];
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_device(-1));
+	ck_assert_int_eq(errno, EBADF);
+	snprintf(path, sizeof(path), "%s/uverbs1", dev_dir);
+	close(fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_ptr_null(ibv_import_device(fd));
+	ck_assert_int_eq(errno, EINVAL);
+	/* Refused imports leave the fd to the caller. */
+	ck_assert_int_eq(close(fd), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Queries answered by sysfs, argument checks                          */
+
+static struct ibv_context *open_fake0(struct ibv_device ***list)
+{
+	struct ibv_context *ctx;
+
+	*list = ibv_get_device_list(NULL);
+	ctx = ibv_open_device(find(*list, "fake0"));
+	ck_assert_ptr_nonnull(ctx);
+	return ctx;
+}
+
+static void close_fake0(struct ibv_context *ctx, struct ibv_device **list)
+{
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+
+START_TEST(gids_from_sysfs)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	enum ibv_gid_type_sysfs type;
+	struct ibv_gid_entry e;
+	union ibv_gid gid;
+
+	put("sys/class/infiniband/fake0/ports/1/gids/0", "fe80:0000:0000:0000:0002:c903:0010:ab12\n");
+	put("sys/class/infiniband/fake0/ports/1/gid_attrs/types/0", "RoCE v2\n");
+	put("sys/class/infiniband/fake0/ports/1/gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");
+	ctx = open_fake0(&list);
+	/* The fake /dev node refuses the ioctl GID query: sysfs answers. */
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, 0, &gid), 0);
+	ck_assert_uint_eq(gid.raw[0], 0xfe);
+	ck_assert_uint_eq(gid.raw[15], 0x12);
+	ck_assert_int_eq(ibv_query_gid_type(ctx, 1, 0, &type), 0);
+	ck_assert_int_eq(type, IBV_GID_TYPE_SYSFS_ROCE_V2);
+	ck_assert_int_eq(ibv_query_gid_ex(ctx, 1, 0, &e, 0), 0);
+	ck_assert_int_eq(e.gid_type, IBV_GID_TYPE_ROCE_V2);
+	ck_assert_uint_eq(e.gid_index, 0);
+	ck_assert_uint_eq(e.port_num, 1);
+	ck_assert_int_eq(memcmp(&e.gid, &gid, sizeof(gid)), 0);
+	/* An empty slot: a zero GID, but no entry. */
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, 1, &gid), 0);
+	ck_assert_uint_eq(gid.raw[0], 0);
+	ck_assert_int_eq(ibv_query_gid_ex(ctx, 1, 1, &e, 0), ENODATA);
+	errno = 0;
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, 7, &gid), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	close_fake0(ctx, list);
+}
+END_TEST
+
+START_TEST(pkeys_from_sysfs)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	__be16 pkey;
+
+	put("sys/class/infiniband/fake0/ports/1/pkeys/0", "0xffff\n");
+	put("sys/class/infiniband/fake0/ports/1/pkeys/1", "0x8001\n");
+	ctx = open_fake0(&list);
+	ck_assert_int_eq(ibv_query_pkey(ctx, 1, 1, &pkey), 0);
+	ck_assert_uint_eq(be16toh(pkey), 0x8001);
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), 1);
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x7fff)), -1);
+	ck_assert_int_eq(ibv_query_pkey(ctx, 1, 2, &pkey), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	close_fake0(ctx, list);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = open_fake0(&list);
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 1, .comp_mask = 1 << 5 };
+	struct ibv_srq_init_attr_ex srq_attr = { .comp_mask = IBV_SRQ_INIT_ATTR_RESERVED };
+	struct ibv_device_attr_ex dev_attr;
+	struct ibv_query_device_ex_input input = { .comp_mask = 1 };
+	struct ibv_gid_entry e[2];
+	union ibv_gid gid;
+
+	ck_assert_int_eq(_ibv_query_gid_ex(ctx, 1, 0, e, 1, sizeof(e[0])), EINVAL);
+	ck_assert_int_eq(_ibv_query_gid_ex(ctx, 1, 0, e, 0, sizeof(e[0]) - 1), EINVAL);
+	ck_assert_int_eq(_ibv_query_gid_table(ctx, e, 2, 1, sizeof(e[0])), -EINVAL);
+	ck_assert_int_eq(_ibv_query_gid_table(ctx, e, 2, 0, 8), -EINVAL);
+	ck_assert_int_eq(ibv_query_gid(ctx, 1, -1, &gid), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(verbs_cmd_query_device(ctx, &input, &dev_attr, sizeof(dev_attr), NULL, NULL),
+			 EINVAL);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &cq_attr));
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_ptr_null(verbs_create_srq_ex(ctx, &srq_attr));
+	ck_assert_int_eq(errno, EINVAL);
+	close_fake0(ctx, list);
+}
+END_TEST
+
+START_TEST(missing_provider_ops_are_eopnotsupp)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = open_fake0(&list);
+	struct ibv_cq_init_attr_ex cq_attr = { .cqe = 1 };
+	struct ibv_qp_init_attr qp_attr = { .qp_type = IBV_QPT_RC };
+	struct ibv_srq_init_attr srq_attr = {};
+	struct ibv_pd pd = { .context = ctx };
+	struct ibv_ah_attr ah_attr = {};
+	struct ibv_send_wr wr = {}, *bad_wr = NULL;
+	struct ibv_wc wc;
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(ctx, 1, NULL, NULL, 0));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &cq_attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_qp(&pd, &qp_attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_srq(&pd, &srq_attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_ah(&pd, &ah_attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	/* The inline data path never finds a NULL. */
+	ck_assert_int_lt(ctx->ops.poll_cq(NULL, 1, &wc), 0);
+	ck_assert_int_eq(ctx->ops.post_send(NULL, &wr, &bad_wr), EOPNOTSUPP);
+	ck_assert_ptr_eq(bad_wr, &wr);
+	ck_assert_ptr_nonnull(ctx->ops.req_notify_cq);
+	/* Extended entries the inline verbs call through verbs_context. */
+	ck_assert_ptr_nonnull(verbs_get_ctx_op(ctx, query_port));
+	ck_assert_ptr_nonnull(verbs_get_ctx_op(ctx, create_qp_ex));
+	ck_assert_ptr_null(verbs_get_ctx_op(ctx, open_xrcd));
+	close_fake0(ctx, list);
+}
+END_TEST
+
+START_TEST(busy_channel_and_bad_rereg)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = open_fake0(&list);
+	struct ibv_comp_channel channel = { .context = ctx, .fd = -1, .refcnt = 1 };
+	struct verbs_mr mr = { .ibv_mr = { .context = ctx } };
+
+	ck_assert_int_eq(ibv_destroy_comp_channel(&channel), EBUSY);
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(&mr.ibv_mr, 0, NULL, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(ibv_rereg_mr(&mr.ibv_mr, IBV_REREG_MR_CHANGE_PD, NULL, NULL, 0, 0),
+			 IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(ibv_rereg_mr(&mr.ibv_mr, 1 << 7, NULL, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT);
+	ck_assert_int_eq(ibv_rereg_mr(&mr.ibv_mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, NULL, 0, 0),
+			 IBV_REREG_MR_ERR_INPUT);
+	close_fake0(ctx, list);
+}
+END_TEST
+
+int main(void)
+{
+	char env[128];
+	Suite *s = suite_create("discovery");
+	TCase *list = tcase_create("list"), *verbs = tcase_create("verbs");
+	SRunner *sr;
+	int failed;
+
+	snprintf(root, sizeof(root), "/tmp/ov-disc-XXXXXX");
+	if (!mkdtemp(root))
+		return EXIT_FAILURE;
+	snprintf(env, sizeof(env), "%s/sys", root);
+	setenv("SYSFS_PATH", env, 1);
+	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", root);
+	verbs_dev_dir = dev_dir;
+
+	tcase_add_checked_fixture(list, setup, teardown);
+	tcase_add_checked_fixture(verbs, setup, teardown);
+	tcase_add_test(list, lists_matched_devices_with_dev_nodes);
+	tcase_add_test(list, device_fields_from_sysfs);
+	tcase_add_test(list, netlink_driver_id_wins);
+	tcase_add_test(list, no_rdma_in_the_kernel_is_enosys);
+	tcase_add_test(list, rescans_share_device_objects);
+	tcase_add_test(list, context_keeps_its_device);
+	tcase_add_test(list, open_without_dev_node_is_enoent);
+	tcase_add_test(list, import_needs_a_char_device);
+	tcase_add_test(verbs, gids_from_sysfs);
+	tcase_add_test(verbs, pkeys_from_sysfs);
+	tcase_add_test(verbs, bad_arguments);
+	tcase_add_test(verbs, missing_provider_ops_are_eopnotsupp);
+	tcase_add_test(verbs, busy_channel_and_bad_rereg);
+	suite_add_tcase(s, list);
+	suite_add_tcase(s, verbs);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	snprintf(env, sizeof(env), "rm -rf '%s'", root);
+	if (system(env) != 0)
+		failed++;
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

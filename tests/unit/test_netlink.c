@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* RDMA netlink replies, built here the way the kernel sends them, fed to
+ * the discovery parser. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <rdma/rdma_netlink.h>
+
+#include "netlink.h"
+
+static struct nl_msg *reply(int cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), 0);
+
+	ck_assert_ptr_nonnull(msg);
+	return msg;
+}
+
+/* An RDMA_NLDEV_CMD_GET dump entry as kernel 6.1 sends it (the parser
+ * must skip attributes it does not use). */
+static struct nl_msg *device_msg(uint32_t index, const char *name)
+{
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
+
+	ck_assert_int_eq(nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, index), 0);
+	ck_assert_int_eq(nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, name), 0);
+	ck_assert_int_eq(nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, 1), 0);
+	ck_assert_int_eq(nla_put_u64(msg, RDMA_NLDEV_ATTR_CAP_FLAGS, 0x1234), 0);
+	ck_assert_int_eq(nla_put_string(msg, RDMA_NLDEV_ATTR_FW_VERSION, "1.2.3"), 0);
+	ck_assert_int_eq(nla_put_u64(msg, RDMA_NLDEV_ATTR_NODE_GUID, 0x0200aabbccddeeffULL), 0);
+	ck_assert_int_eq(nla_put_u64(msg, RDMA_NLDEV_ATTR_SYS_IMAGE_GUID, 0x0200aabbccddeeffULL), 0);
+	ck_assert_int_eq(nla_put_u8(msg, RDMA_NLDEV_ATTR_DEV_NODE_TYPE, 4), 0);
+	ck_assert_int_eq(nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_PROTOCOL, "iw"), 0);
+	return msg;
+}
+
+START_TEST(device_entry)
+{
+	struct nl_msg *msg = device_msg(3, "siw0");
+	struct verbs_found_device fd;
+
+	memset(&fd, 0x5a, sizeof(fd));
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), 0);
+	ck_assert_uint_eq(fd.ibdev_index, 3);
+	ck_assert_str_eq(fd.ibdev, "siw0");
+	ck_assert_uint_eq(fd.node_guid, 0x0200aabbccddeeffULL);
+	ck_assert_int_eq(fd.node_type, IBV_NODE_RNIC);
+	/* Known only from the char device reply. */
+	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_UNKNOWN);
+	ck_assert_int_eq(fd.abi_version, -1);
+	ck_assert_str_eq(fd.cdev, "");
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(device_without_index_or_name_is_rejected)
+{
+	struct verbs_found_device fd;
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
+
+	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	nlmsg_free(msg);
+	msg = reply(RDMA_NLDEV_CMD_GET);
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(overlong_name_is_rejected)
+{
+	char name[100];
+	struct verbs_found_device fd;
+	struct nl_msg *msg;
+
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	msg = device_msg(0, name);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(wrongly_sized_attribute_is_rejected)
+{
+	struct verbs_found_device fd;
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
+	uint16_t half = 1;
+
+	nla_put(msg, RDMA_NLDEV_ATTR_DEV_INDEX, sizeof(half), &half);
+	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	nlmsg_free(msg);
+}
+END_TEST
+
+/* The reply to GET_CHARDEV for rxe0 captured from kernel 6.1: the driver
+ * id comes as a u32 although the UAPI header says u64. */
+static struct nl_msg *chardev_msg(bool with_driver_id, uint64_t devnum)
+{
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET_CHARDEV);
+
+	if (with_driver_id)
+		nla_put_u32(msg, RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, RDMA_DRIVER_RXE);
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV, devnum);
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, 2);
+	nla_put_string(msg, RDMA_NLDEV_ATTR_CHARDEV_NAME, "uverbs0");
+	return msg;
+}
+
+START_TEST(chardev_reply)
+{
+	struct nl_msg *msg = chardev_msg(true, (231 << 8) | 192);
+	struct verbs_found_device fd = { .ibdev = "rxe0", .ibdev_index = 0 };
+
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), 0);
+	ck_assert_str_eq(fd.cdev, "uverbs0");
+	ck_assert_int_eq(fd.abi_version, 2);
+	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_RXE);
+	ck_assert_uint_eq(major(fd.devnum), 231);
+	ck_assert_uint_eq(minor(fd.devnum), 192);
+	ck_assert_str_eq(fd.ibdev, "rxe0");	/* untouched */
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(chardev_large_minor_and_no_driver_id)
+{
+	/* The kernel's encoding: minor bits above 8 sit above the major. */
+	uint64_t enc = (300 << 8) | 0x34 | ((uint64_t)0x12 << 20);
+	struct nl_msg *msg = chardev_msg(false, enc);
+	struct verbs_found_device fd = { .driver_id = RDMA_DRIVER_UNKNOWN };
+
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), 0);
+	ck_assert_uint_eq(major(fd.devnum), 300);
+	ck_assert_uint_eq(minor(fd.devnum), 0x1234);
+	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_UNKNOWN);
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(chardev_without_name_is_rejected)
+{
+	struct verbs_found_device fd = {};
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET_CHARDEV);
+
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV, 1);
+	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, 1);
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), -1);
+	nlmsg_free(msg);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("netlink");
+	TCase *tc = tcase_create("parse");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, device_entry);
+	tcase_add_test(tc, device_without_index_or_name_is_rejected);
+	tcase_add_test(tc, overlong_name_is_rejected);
+	tcase_add_test(tc, wrongly_sized_attribute_is_rejected);
+	tcase_add_test(tc, chardev_reply);
+	tcase_add_test(tc, chardev_large_minor_and_no_driver_id);
+	tcase_add_test(tc, chardev_without_name_is_rejected);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
