@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+# Guest-side helpers for scripts that run inside tests/vm/rdma-vm:
+#     . "$(dirname "$0")/lib.sh"
+#
+# Paths, set by meson test (the defaults suit a tree built in ./build):
+#   OPENVERBS_SOURCE_ROOT, OPENVERBS_BUILD_ROOT,
+#   OPENVERBS_REFERENCE_ROOT   upstream's unpacked packages (tests/reference/fetch.sh)
+#
+# Upstream oracle: `run_on ours|reference PROGRAM [ARG...]` runs PROGRAM (a
+# name is looked up in the reference usr/bin first) on our libibverbs and
+# librdmacm or on upstream's, and fails with status 120 unless every
+# libibverbs.so.1/librdmacm.so.1 that the program and its children loaded
+# came from that side.  Upstream's libibverbs finds its providers in
+# /usr/lib/x86_64-linux-gnu/libibverbs and /etc/libibverbs.d, which the
+# host's ibverbs-providers (the same release) fills; run_on lists them.
+
+[ "${RDMAVM:-}" = 1 ] || { echo "lib.sh: not inside the rdma-vm guest" >&2; exit 125; }
+
+vm_source=${OPENVERBS_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+vm_build=${OPENVERBS_BUILD_ROOT:-$vm_source/build}
+vm_reference=${OPENVERBS_REFERENCE_ROOT:-$vm_build/reference/root}
+
+heading() { printf '\n== %s\n' "$*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The directories each side's libraries must come from.
+libdirs_of() {
+    case $1 in
+        ours) echo "$vm_build/libverbs:$vm_build/librdmacm" ;;
+        reference) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
+        *) echo "lib.sh: no library side '$1' (ours|reference)" >&2; return 1 ;;
+    esac
+}
+
+# Puts a side's libraries first for everything started afterwards.
+use_libs() {
+    local dirs
+    dirs=$(libdirs_of "$1") || return
+    export LD_LIBRARY_PATH=$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export PATH=$vm_reference/usr/bin:$PATH
+}
+
+# Runs a command with the loader logging every object it initialises
+# (LD_DEBUG=libs) into DIR/ld.PID, one file per process, dlopen()ed ones
+# too.  glibc logs "calling init: PATH" for objects with DT_INIT, which
+# every gcc-linked library has.
+traced_run() {
+    local dir=$1; shift
+    LD_DEBUG=libs LD_DEBUG_OUTPUT=$dir/ld "$@"
+}
+
+# Prints the RDMA libraries a traced run loaded, one "name realpath" a
+# line.  Few processes: each costs ~0.1 s under TCG.
+loaded_libs() {
+    local paths=() path
+    while read -r path; do
+        case ${path##*/} in
+            libibverbs.so.1|librdmacm.so.1|lib*-rdmav*.so) paths+=("$path") ;;
+        esac
+    done < <(sed -n 's/.*calling init: //p' "$1"/ld.* 2> /dev/null | sort -u)
+    [ ${#paths[@]} -gt 0 ] || return 0
+    paste -d' ' <(printf '%s\n' "${paths[@]##*/}") <(readlink -f "${paths[@]}")
+}
+
+# Succeeds if the traced run in DIR loaded libibverbs, and loaded
+# libibverbs and librdmacm only from SIDE's directories.
+check_loaded() {
+    local side=$1 dir=$2 dirs parts real name path ok=0 wrong=0
+    dirs=$(libdirs_of "$side") || return
+    IFS=: read -ra parts <<< "$dirs"
+    real=:$(readlink -m "${parts[@]}" | paste -sd:):
+    while read -r name path; do
+        case $name in
+            libibverbs.so.1|librdmacm.so.1)
+                if [[ $real == *":${path%/*}:"* ]]; then
+                    echo "  $side: $name -> $path"
+                    [ "$name" = libibverbs.so.1 ] && ok=1
+                else
+                    echo "  WRONG LIBRARY: $name -> $path, not from $side ($dirs)"
+                    wrong=1
+                fi ;;
+            *) echo "  provider: $path" ;;
+        esac
+    done < <(loaded_libs "$dir")
+    [ $ok = 1 ] || [ $wrong = 1 ] || echo "  WRONG LIBRARY: no libibverbs.so.1 was loaded"
+    [ $ok = 1 ] && [ $wrong = 0 ]
+}
+
+run_on() {
+    local side=$1; shift
+    local dir status=0
+    dir=$(mktemp -d /tmp/run_on.XXXXXX)
+    ( use_libs "$side" && traced_run "$dir" "$@" ) || status=$?
+    echo "run_on $side: $* (exit $status)"
+    check_loaded "$side" "$dir" || status=120
+    rm -rf "$dir"
+    return $status
+}
+
+# For a process that is still running (a server in the background).
+libibverbs_of() {
+    local line
+    while read -r line; do
+        [[ $line =~ (/[^ ]*/libibverbs\.so[.0-9]*)$ ]] && { echo "${BASH_REMATCH[1]}"; return 0; }
+    done < "/proc/$1/maps"
+    return 1
+}
