@@ -162,6 +162,8 @@ int verbs_netlink_scan(struct verbs_found_device **out)
 		return -1;
 	}
 	nl_socket_disable_auto_ack(sk);
+	/* RDMA replies are small: one recvmsg() each instead of peeking first. */
+	nl_socket_disable_msg_peek(sk);
 	if (nl_connect(sk, NETLINK_RDMA) ||
 	    nl_send_simple(sk, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
 			   NLM_F_DUMP, NULL, 0) < 0) {
