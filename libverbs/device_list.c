@@ -5,6 +5,12 @@
  * built-in provider.  Device objects are shared between lists and
  * contexts and freed with the last reference, so pointers from an older
  * list stay valid until it is freed, even for unplugged devices.
+ *
+ * Rescans are cheap: what the last scan found stays cached, matched
+ * devices with a reference of the cache's own, unmatched ones as their
+ * identity, so a device seen again is neither re-read nor re-probed.  A
+ * device missing from a scan leaves the cache; if it comes back it is a
+ * new object.
  */
 #include <dirent.h>
 #include <endian.h>
@@ -23,8 +29,16 @@
 
 int (*verbs_scan_netlink)(struct verbs_found_device **out) = verbs_netlink_scan;
 
-static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct verbs_device *devices;	/* every device object alive */
+/* A device no provider wants, remembered so it is not probed again. */
+struct unmatched {
+	struct verbs_found_device fd;
+	struct unmatched *next;
+};
+
+/* The cache, as of the last scan. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct verbs_device *devices;
+static struct unmatched *unmatched;
 
 /* ------------------------------------------------------------------ */
 /* sysfs discovery                                                     */
@@ -160,24 +174,18 @@ void verbs_device_get(struct verbs_device *dev)
 	atomic_fetch_add(&dev->refcount, 1);
 }
 
+/* The cache holds a reference on each device it lists: the last put
+ * is always by an owner that no longer lists it. */
 void verbs_device_put(struct verbs_device *dev)
 {
-	struct verbs_device **pp;
-
-	pthread_mutex_lock(&devices_lock);
-	if (atomic_fetch_sub(&dev->refcount, 1) == 1) {
-		for (pp = &devices; *pp; pp = &(*pp)->next)
-			if (*pp == dev) {
-				*pp = dev->next;
-				break;
-			}
+	if (atomic_fetch_sub(&dev->refcount, 1) == 1)
 		free(dev);
-	}
-	pthread_mutex_unlock(&devices_lock);
 }
 
 static bool same_device(const struct verbs_device *dev, const struct verbs_found_device *fd)
 {
+	/* The kernel never reuses an index, and sysfs-only devices differ in
+	 * their dev_t if they are re-created. */
 	return !strcmp(dev->device.name, fd->ibdev) &&
 	       !strcmp(dev->device.dev_name, fd->cdev) &&
 	       dev->devnum == fd->devnum && dev->ibdev_index == fd->ibdev_index &&
@@ -242,22 +250,88 @@ static bool has_dev_node(const struct verbs_found_device *fd)
 	return !stat(path, &st);
 }
 
-/* The device object for fd, existing or new, with a reference taken. */
-static struct verbs_device *get_device(struct verbs_found_device *fd)
+static bool same_unmatched(const struct unmatched *u, const struct verbs_found_device *fd)
+{
+	return !strcmp(u->fd.ibdev, fd->ibdev) && !strcmp(u->fd.cdev, fd->cdev) &&
+	       u->fd.devnum == fd->devnum && u->fd.ibdev_index == fd->ibdev_index &&
+	       u->fd.node_guid == fd->node_guid && u->fd.abi_version == fd->abi_version;
+}
+
+bool verbs_cached_chardev(struct verbs_found_device *fd)
+{
+	struct verbs_device *dev;
+	struct unmatched *u;
+	bool found = false;
+
+	pthread_mutex_lock(&cache_lock);
+	for (dev = devices; dev && !found; dev = dev->next)
+		if (dev->ibdev_index == fd->ibdev_index && !strcmp(dev->device.name, fd->ibdev)) {
+			snprintf(fd->cdev, sizeof(fd->cdev), "%s", dev->device.dev_name);
+			fd->devnum = dev->devnum;
+			fd->abi_version = dev->abi_version;
+			fd->driver_id = dev->driver_id;
+			found = true;
+		}
+	for (u = unmatched; u && !found; u = u->next)
+		if (u->fd.ibdev_index == fd->ibdev_index && !strcmp(u->fd.ibdev, fd->ibdev)) {
+			memcpy(fd->cdev, u->fd.cdev, sizeof(fd->cdev));
+			fd->devnum = u->fd.devnum;
+			fd->abi_version = u->fd.abi_version;
+			fd->driver_id = u->fd.driver_id;
+			found = true;
+		}
+	pthread_mutex_unlock(&cache_lock);
+	return found;
+}
+
+/* Unlinks and returns the entry of *list for fd, or NULL. */
+static struct verbs_device *take_device(struct verbs_device **list,
+					const struct verbs_found_device *fd)
+{
+	for (struct verbs_device **pp = list; *pp; pp = &(*pp)->next)
+		if (same_device(*pp, fd)) {
+			struct verbs_device *dev = *pp;
+
+			*pp = dev->next;
+			return dev;
+		}
+	return NULL;
+}
+
+static struct unmatched *take_unmatched(struct unmatched **list,
+					const struct verbs_found_device *fd)
+{
+	for (struct unmatched **pp = list; *pp; pp = &(*pp)->next)
+		if (same_unmatched(*pp, fd)) {
+			struct unmatched *u = *pp;
+
+			*pp = u->next;
+			return u;
+		}
+	return NULL;
+}
+
+/* Probes a device not in the cache and caches the outcome; the new
+ * object (with the cache's reference) or NULL. */
+static struct verbs_device *probe(struct verbs_found_device *fd)
 {
 	const struct verbs_provider *provider;
 	struct verbs_device *dev;
+	struct unmatched *u;
 
-	for (dev = devices; dev; dev = dev->next)
-		if (same_device(dev, fd)) {
-			verbs_device_get(dev);
-			return dev;
-		}
 	verbs_read_sysfs(fd->modalias, sizeof(fd->modalias),
 			 "class/infiniband/%s/device/modalias", fd->ibdev);
 	provider = verbs_match_provider(fd);
-	if (!provider)
+	if (!provider) {
+		/* Without memory it is merely probed again next time. */
+		u = malloc(sizeof(*u));
+		if (u) {
+			u->fd = *fd;
+			u->next = unmatched;
+			unmatched = u;
+		}
 		return NULL;
+	}
 	dev = new_device(fd, provider);
 	if (!dev)
 		return NULL;
@@ -267,11 +341,47 @@ static struct verbs_device *get_device(struct verbs_found_device *fd)
 	return dev;
 }
 
+/* The device object for fd, cached or new, with a reference taken for
+ * the caller.  Entries found again move from *old_devs / *old_unmatched
+ * back into the cache. */
+static struct verbs_device *get_device(struct verbs_found_device *fd,
+				       struct verbs_device **old_devs,
+				       struct unmatched **old_unmatched)
+{
+	struct verbs_device *dev;
+	struct unmatched *u;
+
+	dev = take_device(old_devs, fd);
+	if (dev) {
+		dev->next = devices;
+		devices = dev;
+	} else if ((u = take_unmatched(old_unmatched, fd))) {
+		u->next = unmatched;
+		unmatched = u;
+		return NULL;
+	} else {
+		/* Listed twice in one scan: found in the new cache. */
+		for (dev = devices; dev && !same_device(dev, fd); dev = dev->next)
+			;
+		for (u = unmatched; !dev && u; u = u->next)
+			if (same_unmatched(u, fd))
+				return NULL;
+		if (!dev)
+			dev = probe(fd);
+		if (!dev)
+			return NULL;
+	}
+	verbs_device_get(dev);
+	return dev;
+}
+
 struct ibv_device **ibv_get_device_list(int *num_devices)
 {
 	struct verbs_found_device *found = NULL;
+	struct verbs_device *old_devs, *dev;
+	struct unmatched *old_unmatched, *u;
 	struct ibv_device **list;
-	int n, listed = 0;
+	int n, usable = 0, listed = 0;
 
 	verbs_init_once();
 	n = verbs_scan_netlink(&found);
@@ -279,22 +389,36 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 		n = verbs_sysfs_scan(&found);
 	if (n < 0)
 		return NULL;
-	list = calloc(n + 1, sizeof(*list));
+	for (int i = 0; i < n; i++)
+		if (has_dev_node(&found[i]))
+			found[usable++] = found[i];
+	list = calloc(usable + 1, sizeof(*list));
 	if (!list) {
 		free(found);
 		errno = ENOMEM;
 		return NULL;
 	}
-	pthread_mutex_lock(&devices_lock);
-	for (int i = 0; i < n; i++) {
-		struct verbs_device *dev;
-
-		if (!has_dev_node(&found[i]) || !(dev = get_device(&found[i])))
-			continue;
-		list[listed++] = &dev->device;
+	/* Rebuild the cache from this scan; what it did not find is dropped. */
+	pthread_mutex_lock(&cache_lock);
+	old_devs = devices;
+	old_unmatched = unmatched;
+	devices = NULL;
+	unmatched = NULL;
+	for (int i = 0; i < usable; i++) {
+		dev = get_device(&found[i], &old_devs, &old_unmatched);
+		if (dev)
+			list[listed++] = &dev->device;
 	}
-	pthread_mutex_unlock(&devices_lock);
+	pthread_mutex_unlock(&cache_lock);
 	free(found);
+	while ((dev = old_devs)) {
+		old_devs = dev->next;
+		verbs_device_put(dev);
+	}
+	while ((u = old_unmatched)) {
+		old_unmatched = u->next;
+		free(u);
+	}
 	if (num_devices)
 		*num_devices = listed;
 	return list;

@@ -70,7 +70,7 @@ struct verbs_device {
 
 	/* Core only. */
 	atomic_int refcount;		/* device lists and contexts */
-	struct verbs_device *next;	/* all devices alive in the process */
+	struct verbs_device *next;	/* the discovery cache (device_list.c) */
 };
 
 static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)

@@ -74,6 +74,10 @@ struct verbs_found_device {
  * malloc'd array.  Netlink first, sysfs when netlink is unavailable. */
 int verbs_netlink_scan(struct verbs_found_device **out);
 int verbs_sysfs_scan(struct verbs_found_device **out);
+/* Fills in fd's char device (name, number, ABI, driver id) from the
+ * cache if the device with fd's netlink index and name is there: such
+ * devices need no GET_CHARDEV question.  false if not cached. */
+bool verbs_cached_chardev(struct verbs_found_device *fd);
 /* The provider for a found device, or NULL (said only when warnings are
  * asked for). */
 const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *fd);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device discovery over RDMA netlink: one dump of the devices, then one
- * question per device about its uverbs character device.
+ * question about its uverbs character device per device not seen before.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -179,7 +179,7 @@ int verbs_netlink_scan(struct verbs_found_device **out)
 		return -1;
 	}
 	for (int i = 0; i < d.n; i++)
-		if (query_chardev(sk, &d.devs[i]))
+		if (verbs_cached_chardev(&d.devs[i]) || query_chardev(sk, &d.devs[i]))
 			d.devs[kept++] = d.devs[i];
 	nl_socket_free(sk);
 	/* Devices but no char device answers: a kernel older than

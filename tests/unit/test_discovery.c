@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -257,6 +258,118 @@ START_TEST(rescans_share_device_objects)
 }
 END_TEST
 
+START_TEST(rescan_does_not_reread_modalias)
+{
+	struct ibv_device **list;
+	struct ibv_device *mod5;
+
+	add_device("uverbs5", "mod5", "1\n", true);
+	put("sys/class/infiniband/mod5/device/modalias", "pci:v000015B3d00001017\n");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "mod5"));
+	/* No list holds it now: only the cache keeps it. */
+	ibv_free_device_list(list);
+	/* A modalias no provider wants: a re-read would drop the device. */
+	put("sys/class/infiniband/mod5/device/modalias", "pci:v00008086d00001572\n");
+	list = ibv_get_device_list(NULL);
+	mod5 = find(list, "mod5");
+	ck_assert_ptr_nonnull(mod5);
+	ck_assert_str_eq(verbs_get_device(mod5)->modalias, "pci:v000015B3d00001017");
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(reappearing_device_is_a_new_object)
+{
+	struct ibv_device **a = ibv_get_device_list(NULL), **b, **c;
+	struct ibv_device *fake0 = find(a, "fake0");
+
+	ck_assert_ptr_nonnull(fake0);
+	/* Re-created with another char device number. */
+	rm("dev/uverbs0");
+	b = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(b, "fake0"));
+	put("sys/class/infiniband_verbs/uverbs0/dev", "231:200\n");
+	put("dev/uverbs0", "");
+	c = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(c, "fake0"));
+	ck_assert_ptr_ne(find(c, "fake0"), fake0);
+	ck_assert_uint_eq(verbs_get_device(find(c, "fake0"))->devnum, makedev(231, 200));
+	/* The old object is still the old device. */
+	ck_assert_str_eq(fake0->name, "fake0");
+	ck_assert_uint_eq(verbs_get_device(fake0)->devnum, makedev(231, 192));
+	ibv_free_device_list(a);
+	ibv_free_device_list(b);
+	ibv_free_device_list(c);
+}
+END_TEST
+
+START_TEST(changed_identity_is_a_new_object)
+{
+	struct ibv_device **a = ibv_get_device_list(NULL), **b;
+	struct ibv_device *fake0 = find(a, "fake0");
+
+	put("sys/class/infiniband_verbs/uverbs0/dev", "231:201\n");
+	b = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(b, "fake0"));
+	ck_assert_ptr_ne(find(b, "fake0"), fake0);
+	ibv_free_device_list(b);
+	ck_assert_str_eq(fake0->name, "fake0");
+	ibv_free_device_list(a);
+}
+END_TEST
+
+START_TEST(unmatched_device_is_not_probed_again)
+{
+	struct ibv_device **list;
+
+	add_device("uverbs6", "plain0", "1\n", true);
+	put("sys/class/infiniband/plain0/device/modalias", "pci:v00008086d00001572\n");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "plain0"));
+	ibv_free_device_list(list);
+	/* A provider would now match, but the device was already judged. */
+	put("sys/class/infiniband/plain0/device/modalias", "pci:v000015B3d00001017\n");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "plain0"));
+	ibv_free_device_list(list);
+	/* Re-created, it is probed afresh. */
+	put("sys/class/infiniband_verbs/uverbs6/dev", "231:206\n");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "plain0"));
+	ck_assert_ptr_eq(verbs_get_device(find(list, "plain0"))->provider, &by_alias);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(cached_devices_need_no_chardev_question)
+{
+	struct verbs_found_device fd = { .ibdev = "weird0", .ibdev_index = 5 };
+	struct ibv_device **list;
+
+	/* Only what the cache holds can be answered. */
+	ibv_free_device_list(ibv_get_device_list(NULL));
+	ck_assert(!verbs_cached_chardev(&fd));
+	verbs_scan_netlink = efa_netlink;
+	list = ibv_get_device_list(NULL);
+	ck_assert(verbs_cached_chardev(&fd));
+	ck_assert_str_eq(fd.cdev, "uverbs0");
+	ck_assert_int_eq(fd.abi_version, 1);
+	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_EFA);
+	/* Another index is another device, even under the same name. */
+	memset(&fd, 0, sizeof(fd));
+	strcpy(fd.ibdev, "weird0");
+	fd.ibdev_index = 6;
+	ck_assert(!verbs_cached_chardev(&fd));
+	ibv_free_device_list(list);
+	/* A scan without it drops it from the cache. */
+	verbs_scan_netlink = no_netlink;
+	ibv_free_device_list(ibv_get_device_list(NULL));
+	fd.ibdev_index = 5;
+	ck_assert(!verbs_cached_chardev(&fd));
+}
+END_TEST
+
 START_TEST(context_keeps_its_device)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
@@ -490,6 +603,11 @@ int main(void)
 	tcase_add_test(list, netlink_driver_id_wins);
 	tcase_add_test(list, no_rdma_in_the_kernel_is_enosys);
 	tcase_add_test(list, rescans_share_device_objects);
+	tcase_add_test(list, rescan_does_not_reread_modalias);
+	tcase_add_test(list, reappearing_device_is_a_new_object);
+	tcase_add_test(list, changed_identity_is_a_new_object);
+	tcase_add_test(list, unmatched_device_is_not_probed_again);
+	tcase_add_test(list, cached_devices_need_no_chardev_question);
 	tcase_add_test(list, context_keeps_its_device);
 	tcase_add_test(list, open_without_dev_node_is_enoent);
 	tcase_add_test(list, import_needs_a_char_device);
