@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* The rxe provider: registration, contexts, device queries, ring mapping. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "rxe.h"
+
+/* ------------------------------------------------------------------ */
+/* Rings                                                               */
+
+int rxe_ring_map(struct rxe_ring *r, int cmd_fd, const struct mminfo *mi)
+{
+	struct rxe_queue_buf *buf;
+	uint64_t slots;
+
+	if (mi->size <= sizeof(*buf))
+		return EPROTO;
+	buf = mmap(NULL, mi->size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
+		   (off_t)mi->offset);
+	if (buf == MAP_FAILED)
+		return errno;
+	/* Every slot index we compute must stay inside the mapping. */
+	slots = (uint64_t)buf->index_mask + 1;
+	if (buf->log2_elem_size >= 32 || (slots & (slots - 1)) ||
+	    slots << buf->log2_elem_size > mi->size - sizeof(*buf)) {
+		munmap(buf, mi->size);
+		return EPROTO;
+	}
+	r->buf = buf;
+	r->map_size = mi->size;
+	r->mask = buf->index_mask;
+	r->log2_elem = buf->log2_elem_size;
+	return 0;
+}
+
+void rxe_ring_unmap(struct rxe_ring *r)
+{
+	if (r->buf)
+		munmap(r->buf, r->map_size);
+	r->buf = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device                                                              */
+
+/* rxe reports no firmware; the number is shown as three 16-bit fields. */
+static int rxe_query_device_ex(struct ibv_context *ctx,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	uint64_t fw;
+	int ret;
+
+	ret = verbs_cmd_query_device(ctx, input, attr, attr_size, &fw, NULL);
+	if (ret)
+		return ret;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%u.%u.%u",
+		 (unsigned int)(fw >> 32) & 0xffff, (unsigned int)(fw >> 16) & 0xffff,
+		 (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Contexts                                                            */
+
+static const struct verbs_ops rxe_ops = {
+	.query_device_ex = rxe_query_device_ex,
+	.bind_mw = rxe_bind_mw,
+	.create_cq = rxe_create_cq,
+	.create_cq_ex = rxe_create_cq_ex,
+	.poll_cq = rxe_poll_cq,
+	.resize_cq = rxe_resize_cq,
+	.destroy_cq = rxe_destroy_cq,
+	.create_srq_ex = rxe_create_srq_ex,
+	.modify_srq = rxe_modify_srq,
+	.destroy_srq = rxe_destroy_srq,
+	.post_srq_recv = rxe_post_srq_recv,
+	.create_qp_ex = rxe_create_qp_ex,
+	.modify_qp = rxe_modify_qp,
+	.destroy_qp = rxe_destroy_qp,
+	.post_send = rxe_post_send,
+	.post_recv = rxe_post_recv,
+	.create_ah = rxe_create_ah,
+	.destroy_ah = rxe_destroy_ah,
+};
+
+/* The kernel needs no private data to set up an rxe context. */
+static struct verbs_context *new_context(struct verbs_device *dev, int cmd_fd,
+					 bool import)
+{
+	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
+	int ret;
+
+	if (!vctx)
+		return NULL;
+	ret = verbs_init_context(vctx, dev, cmd_fd);
+	if (ret)
+		goto err_free;
+	ret = import ? verbs_cmd_query_context(&vctx->context)
+		     : verbs_cmd_get_context(&vctx->context, NULL);
+	if (ret)
+		goto err_uninit;
+	verbs_set_ops(vctx, &rxe_ops);
+	return vctx;
+
+err_uninit:
+	verbs_uninit_context(vctx);
+err_free:
+	free(vctx);
+	errno = ret;
+	return NULL;
+}
+
+static struct verbs_context *rxe_alloc_context(struct verbs_device *dev, int cmd_fd)
+{
+	return new_context(dev, cmd_fd, false);
+}
+
+static struct verbs_context *rxe_import_context(struct verbs_device *dev, int cmd_fd)
+{
+	return new_context(dev, cmd_fd, true);
+}
+
+static void rxe_free_context(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	verbs_uninit_context(vctx);
+	free(vctx);
+}
+
+static const char *const rxe_ibdev_patterns[] = { "rxe*", NULL };
+
+static const struct verbs_provider rxe_provider = {
+	.name = "rxe",
+	.driver_id = RDMA_DRIVER_RXE,
+	.ibdev_patterns = rxe_ibdev_patterns,
+	.min_abi = RXE_ABI_VERSION,
+	.max_abi = RXE_ABI_VERSION,
+	.alloc_context = rxe_alloc_context,
+	.import_context = rxe_import_context,
+	.free_context = rxe_free_context,
+};
+
+VERBS_PROVIDER(rxe_provider);
