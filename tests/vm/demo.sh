@@ -3,9 +3,10 @@
 # shellcheck disable=SC2317  # the parts are called through $parts
 # `./run demo`: what the real-kernel guest offers, shown inside rdma-vm:
 #     tests/vm/rdma-vm tests/vm/demo.sh
-# Each part is a function named in `parts`; later ones (ibv_devinfo on our
-# library, an RC ping-pong on rxe0, rping over rdma_cm) join the list.
+# Each part is a function named in `parts`; rping over rdma_cm joins the
+# list with librdmacm.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pair.sh"
 
 devices() {
     heading "RDMA devices (rdma dev)"
@@ -16,7 +17,19 @@ devices() {
     ls -l /dev/infiniband
 }
 
-parts=(devices)
+devinfo() {
+    heading "upstream's ibv_devinfo on our libibverbs (the loader's log proves which)"
+    run_on ours ibv_devinfo -d "$RDMAVM_RXE_DEV"
+}
+
+rc_pingpong() {
+    pair "an RC ping-pong over rxe0, both sides on our libibverbs" \
+        '[0-9]+ bytes in [0-9.]+ seconds' \
+        ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -n 100 -c -- \
+        ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -n 100 -c 127.0.0.1
+}
+
+parts=(devices devinfo rc_pingpong)
 status=0
 for part in "${parts[@]}"; do
     "$part" || { echo "demo: $part failed"; status=1; }

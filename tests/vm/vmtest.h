@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared pieces of the vm suite's C tests (the .c files here): checks
+ * that print what they saw, the device under test, loopback RC queue pairs.
+ * The tests use only the public API, so the same binary also runs on
+ * upstream's libibverbs (on-both.sh); vt_upstream says which one it got,
+ * for the few places where the two are allowed to differ.
+ */
+#ifndef VMTEST_H
+#define VMTEST_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+extern int vt_failures;
+/* The libibverbs we run on is upstream's (its path, vt_libibverbs, is
+ * under $OPENVERBS_REFERENCE_ROOT or a system directory). */
+extern bool vt_upstream;
+extern char vt_libibverbs[];
+
+/* Prints the test's name and which libibverbs it loaded. */
+void vt_init(const char *name);
+/* Prints the outcome; the exit status for main(). */
+int vt_finish(void);
+
+#define vt_fail(...) do {						\
+	vt_failures++;							\
+	printf("FAIL %s:%d: ", __FILE__, __LINE__);			\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+} while (0)
+
+#define CHECK(cond, ...) do {						\
+	if (cond)							\
+		printf("ok %s\n", #cond);				\
+	else								\
+		vt_fail(__VA_ARGS__);					\
+} while (0)
+
+/* Stops the test: a step that everything after it needs failed. */
+#define MUST(cond) do {							\
+	if (!(cond)) {							\
+		printf("FATAL %s:%d: %s (errno %d: %s)\n", __FILE__,	\
+		       __LINE__, #cond, errno, strerror(errno));	\
+		vt_failures++;						\
+		return vt_finish();					\
+	}								\
+} while (0)
+
+/* A verb that returns 0 or an errno value: it must return want. */
+#define EXPECT_RET(want, call) vt_expect_ret(want, call, #call, __LINE__)
+/* A verb that returns 0 or -1 with errno: it must fail with want (or
+ * succeed, for want == 0). */
+#define EXPECT_ERRNO(want, call)					\
+	(errno = 0, vt_expect_errno(want, (call) == 0 ? 0 : errno, #call, __LINE__))
+/* A verb that returns an object or NULL with errno: NULL with want (or
+ * an object, for want == 0, which is handed to put_back, as is one
+ * made by mistake).  NULL with errno left at 0 counts as VT_NO_ERRNO. */
+#define VT_NO_ERRNO (-1)
+#define EXPECT_NULL(want, call, put_back) do {				\
+	void *vt_obj_;							\
+	errno = 0;							\
+	vt_obj_ = (call);						\
+	vt_expect_errno(want, vt_obj_ ? 0 : errno ? errno : VT_NO_ERRNO, #call, __LINE__); \
+	if (vt_obj_)							\
+		put_back(vt_obj_);					\
+} while (0)
+
+bool vt_expect_ret(int want, int got, const char *what, int line);
+bool vt_expect_errno(int want, int got, const char *what, int line);
+const char *vt_errname(int err);
+
+/* The rxe device ($RDMAVM_RXE_DEV) and its RoCE v2 IPv4 GID index
+ * ($RDMAVM_RXE_GID); NULL with a message if it cannot be opened. */
+struct ibv_context *vt_open_rxe(void);
+int vt_gid_index(void);
+
+/* Takes two RC QPs of the same device (port 1) from RESET to RTS,
+ * connected to each other; 0 or an errno value. */
+int vt_connect_rc(struct ibv_qp *a, struct ibv_qp *b);
+/* An RC QP with its own send and receive depth 16 on cq. */
+struct ibv_qp *vt_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq);
+/* Polls cq for one completion for up to ms milliseconds: 1, 0 on
+ * timeout, or negative on a poll error. */
+int vt_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+
+/* Counts for leak checks: open fds, lines of /proc/self/maps. */
+int vt_count_fds(void);
+int vt_count_maps(void);
+/* `rdma res` for the device: objects of each kind, as "pd 1 cq 2 ...";
+ * false if rdma failed. */
+bool vt_rdma_res(const char *dev, char *buf, size_t len);
+
+/* Whether the mapping holding addr is kept out of fork() children
+ * (MADV_DONTFORK: "dc" in /proc/self/smaps). */
+bool vt_dontfork(const void *addr);
+
+/* Runs a shell command in the guest, printing it; its exit status. */
+int vt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif
