@@ -14,29 +14,9 @@
 
 #include <infiniband/verbs.h>
 
+#include "vmtest.h"
+
 int ibv_dontfork_range(void *base, size_t size);
-
-/* Whether the kernel will leave the mapping holding addr out of a child. */
-static bool vm_dontcopy(const void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "re");
-	uintptr_t lo, hi, a = (uintptr_t)addr;
-	bool inside = false, dc = false;
-	char line[1024];
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2) {
-			inside = lo <= a && a < hi;
-		} else if (inside && !strncmp(line, "VmFlags:", 8)) {
-			dc = strstr(line, " dc") != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return dc;
-}
 
 #define EXPECT(cond)                                             \
 	do {                                                     \
@@ -57,6 +37,6 @@ int main(void)
 	EXPECT(ibv_fork_init() == 0);
 	EXPECT(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED);
 	EXPECT(ibv_dontfork_range(p, page) == 0);
-	EXPECT(!vm_dontcopy(p));
+	EXPECT(!vt_dontfork(p));
 	return 0;
 }
