@@ -158,7 +158,10 @@ static int open_cdev(struct verbs_device *dev)
 	struct stat st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", verbs_dev_dir, dev->device.dev_name);
+	if (!verbs_dev_path(path, sizeof(path), dev->device.dev_name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
 	do
 		fd = open(path, O_RDWR | O_CLOEXEC);
 	while (fd < 0 && errno == EINTR);

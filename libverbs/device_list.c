@@ -246,8 +246,7 @@ static bool has_dev_node(const struct verbs_found_device *fd)
 	char path[PATH_MAX];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "%s/%s", verbs_dev_dir, fd->cdev);
-	return !stat(path, &st);
+	return verbs_dev_path(path, sizeof(path), fd->cdev) && !stat(path, &st);
 }
 
 static bool same_unmatched(const struct unmatched *u, const struct verbs_found_device *fd)

@@ -43,6 +43,8 @@ int verbs_read_sysfs(char *buf, size_t size, const char *fmt, ...)
 
 /* Where the uverbs character devices live; tests point it elsewhere. */
 extern const char *verbs_dev_dir;
+/* verbs_dev_dir/cdev into path; false if it does not fit. */
+bool verbs_dev_path(char *path, size_t size, const char *cdev);
 
 /* IBV_SHOW_WARNINGS: the only way the library writes to stderr unasked. */
 bool verbs_warnings_enabled(void);

@@ -4,8 +4,10 @@
  * question about its uverbs character device per device not seen before.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
 
 #include <netlink/attr.h>
@@ -15,20 +17,46 @@
 
 #include "netlink.h"
 
-static struct nla_policy policy[RDMA_NLDEV_ATTR_MAX] = {
-	[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32 },
-	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_NUL_STRING },
-	[RDMA_NLDEV_ATTR_NODE_GUID] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] = { .type = NLA_U8 },
-	[RDMA_NLDEV_ATTR_CHARDEV] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_CHARDEV_ABI] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_CHARDEV_NAME] = { .type = NLA_NUL_STRING },
-	[RDMA_NLDEV_ATTR_CHARDEV_TYPE] = { .type = NLA_NUL_STRING },
+/* The attributes discovery reads, with the least payload each may have
+ * (strings: their NUL).  Parsed by hand: libnl's policy-checked parse of
+ * every attribute of every reply was a third of a warm rescan. */
+enum { STRING = 0x8000 };
+static const uint16_t wanted[RDMA_NLDEV_ATTR_MAX] = {
+	[RDMA_NLDEV_ATTR_DEV_INDEX] = sizeof(uint32_t),
+	[RDMA_NLDEV_ATTR_DEV_NAME] = STRING | 1,
+	[RDMA_NLDEV_ATTR_NODE_GUID] = sizeof(uint64_t),
+	[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] = sizeof(uint8_t),
+	[RDMA_NLDEV_ATTR_CHARDEV] = sizeof(uint64_t),
+	[RDMA_NLDEV_ATTR_CHARDEV_ABI] = sizeof(uint64_t),
+	[RDMA_NLDEV_ATTR_CHARDEV_NAME] = STRING | 1,
+	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID] = sizeof(uint32_t),
 };
 
+/* tb[type] = the last attribute of each wanted type; -1 if one of them
+ * is too short or an unterminated string. */
 static int parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
-	return nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_MAX - 1, policy) ? -1 : 0;
+	int left = (int)nlh->nlmsg_len - NLMSG_HDRLEN;
+	struct nlattr *nla = NLMSG_DATA(nlh);
+
+	if (left < 0)
+		return -1;
+	while (left >= NLA_HDRLEN && nla->nla_len >= NLA_HDRLEN && nla->nla_len <= left) {
+		unsigned int type = nla->nla_type & NLA_TYPE_MASK;
+		int len = nla->nla_len - NLA_HDRLEN;
+
+		if (type < RDMA_NLDEV_ATTR_MAX && wanted[type]) {
+			if (len < (wanted[type] & ~STRING))
+				return -1;
+			if ((wanted[type] & STRING) && ((char *)nla_data(nla))[len - 1])
+				return -1;
+			tb[type] = nla;
+		}
+		left -= NLA_ALIGN(nla->nla_len);
+		nla = (struct nlattr *)((char *)nla + NLA_ALIGN(nla->nla_len));
+	}
+	/* Trailing bytes too short for an attribute are ignored, as libnl does. */
+	return 0;
 }
 
 int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *fd)
@@ -80,13 +108,70 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd)
 /* ------------------------------------------------------------------ */
 /* Talking to the kernel                                               */
 
+/* libnl opens the socket and parses attributes; requests and answers go
+ * through one static buffer instead of libnl's message objects, which
+ * allocate and clear a page each and were most of a rescan's work.  The
+ * buffer, like the socket, belongs to whoever holds sock_lock.  Dump
+ * answers are sized to the reader's buffer, so they always fit. */
+static union {
+	struct nlmsghdr hdr;
+	char bytes[16384];
+} io;
+static uint32_t last_seq;
+
+static int ask(struct nl_sock *sk, struct nlmsghdr *req)
+{
+	req->nlmsg_seq = ++last_seq;
+	return send(nl_socket_get_fd(sk), req, req->nlmsg_len, 0) == (ssize_t)req->nlmsg_len ?
+		0 : -1;
+}
+
+/* Reads the answer to the last request, handing each message to on_msg,
+ * until the end of a dump or after a single reply.  0; the kernel's
+ * positive errno if it answered with an error; or -1 when the socket
+ * failed or on_msg did, which leaves the rest of the answer unread. */
+static int answer(struct nl_sock *sk, int (*on_msg)(struct nlmsghdr *, void *), void *arg)
+{
+	struct sockaddr_nl from;
+	socklen_t from_len;
+	struct nlmsghdr *nlh;
+	ssize_t len;
+
+	for (;;) {
+		from_len = sizeof(from);
+		len = recvfrom(nl_socket_get_fd(sk), io.bytes, sizeof(io.bytes), MSG_TRUNC,
+			       (struct sockaddr *)&from, &from_len);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 || len > (ssize_t)sizeof(io.bytes))
+			return -1;
+		/* Only the kernel may answer. */
+		if (from.nl_pid != 0)
+			continue;
+		for (nlh = &io.hdr; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_seq != last_seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *err = NLMSG_DATA(nlh);
+
+				return err->error ? -err->error : 0;
+			}
+			if (on_msg(nlh, arg))
+				return -1;
+			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
+				return 0;
+		}
+	}
+}
+
 struct dump {
 	struct verbs_found_device *devs;
 	int n, cap;
-	int err;
 };
 
-static int on_device(struct nl_msg *msg, void *arg)
+static int on_device(struct nlmsghdr *nlh, void *arg)
 {
 	struct dump *d = arg;
 	struct verbs_found_device *grown;
@@ -94,94 +179,141 @@ static int on_device(struct nl_msg *msg, void *arg)
 	if (d->n == d->cap) {
 		d->cap = d->cap ? 2 * d->cap : 8;
 		grown = realloc(d->devs, d->cap * sizeof(*grown));
-		if (!grown) {
-			d->err = ENOMEM;
-			return NL_STOP;
-		}
+		if (!grown)
+			return -1;
 		d->devs = grown;
 	}
-	if (!verbs_nl_parse_device(nlmsg_hdr(msg), &d->devs[d->n]))
+	if (!verbs_nl_parse_device(nlh, &d->devs[d->n]))
 		d->n++;
-	return NL_OK;
+	return 0;
 }
 
-struct chardev_reply {
-	struct verbs_found_device fd;
-	bool ok;
-};
-
-static int on_chardev(struct nl_msg *msg, void *arg)
+static int on_chardev(struct nlmsghdr *nlh, void *arg)
 {
-	struct chardev_reply *reply = arg;
-
-	if (verbs_nl_parse_chardev(nlmsg_hdr(msg), &reply->fd))
-		return NL_SKIP;
-	reply->ok = true;
-	return NL_OK;
+	/* A reply that cannot be parsed is a device we cannot use. */
+	if (verbs_nl_parse_chardev(nlh, arg))
+		((struct verbs_found_device *)arg)->cdev[0] = '\0';
+	return 0;
 }
 
-/* One reply or one error, each in one datagram: asking for an ACK as
- * well would leave it to be read as the next question's answer.  A
- * device without uverbs (or a kernel without GET_CHARDEV) answers with an
- * error: such devices are simply not listed. */
-static bool query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
+/* Asks which uverbs char device belongs to fd's device.  1 when answered,
+ * 0 when the kernel said no (a device without uverbs, or a kernel without
+ * GET_CHARDEV: such devices are not listed), -1 when the socket failed.
+ * No ACK is asked for: it would come as a second message. */
+static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
 {
-	struct chardev_reply reply = { *fd, false };
-	struct nl_msg *msg;
+	struct {
+		struct nlmsghdr hdr;
+		struct nlattr index_attr;
+		uint32_t index;
+		struct nlattr type_attr;
+		char type[8];
+	} req = {
+		.hdr = {
+			.nlmsg_len = sizeof(req),
+			.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET_CHARDEV),
+			.nlmsg_flags = NLM_F_REQUEST,
+		},
+		.index_attr = { NLA_HDRLEN + sizeof(uint32_t), RDMA_NLDEV_ATTR_DEV_INDEX },
+		.index = fd->ibdev_index,
+		.type_attr = { NLA_HDRLEN + sizeof("uverbs"), RDMA_NLDEV_ATTR_CHARDEV_TYPE },
+		.type = "uverbs",
+	};
+	struct verbs_found_device reply = *fd;
 	int ret;
 
-	msg = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET_CHARDEV),
-				 NLM_F_REQUEST);
-	if (!msg)
-		return false;
-	if (nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, fd->ibdev_index) ||
-	    nla_put_string(msg, RDMA_NLDEV_ATTR_CHARDEV_TYPE, "uverbs")) {
-		nlmsg_free(msg);
-		return false;
-	}
-	ret = nl_send_auto(sk, msg);
-	nlmsg_free(msg);
+	reply.cdev[0] = '\0';
+	if (ask(sk, &req.hdr))
+		return -1;
+	ret = answer(sk, on_chardev, &reply);
 	if (ret < 0)
-		return false;
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_chardev, &reply);
-	if (nl_recvmsgs_default(sk) < 0 || !reply.ok)
-		return false;
-	*fd = reply.fd;
-	return true;
+		return -1;
+	if (ret > 0 || !reply.cdev[0])
+		return 0;
+	*fd = reply;
+	return 1;
 }
 
-int verbs_netlink_scan(struct verbs_found_device **out)
-{
-	struct dump d = {};
-	struct nl_sock *sk;
-	int kept = 0;
+/* One socket for the life of the process, opened by the first scan:
+ * setting one up is most of what a rescan would otherwise cost.  Scans
+ * take turns on it.  A socket that saw an error is dropped, since it may
+ * still hold the rest of an answer; so is the parent's in a child of
+ * fork(), whose answers would go to whichever process read first. */
+static pthread_mutex_t sock_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static struct nl_sock *sock;
 
-	sk = nl_socket_alloc();
-	if (!sk) {
-		errno = ENOMEM;
-		return -1;
-	}
-	nl_socket_disable_auto_ack(sk);
-	/* RDMA replies are small: one recvmsg() each instead of peeking first. */
-	nl_socket_disable_msg_peek(sk);
-	if (nl_connect(sk, NETLINK_RDMA) ||
-	    nl_send_simple(sk, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
-			   NLM_F_DUMP, NULL, 0) < 0) {
+static void drop_sock(void)
+{
+	nl_socket_free(sock);
+	sock = NULL;
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&sock_lock);
+}
+
+static void after_fork_parent(void)
+{
+	pthread_mutex_unlock(&sock_lock);
+}
+
+static void after_fork_child(void)
+{
+	drop_sock();
+	pthread_mutex_unlock(&sock_lock);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+static __attribute__((destructor)) void close_sock(void)
+{
+	drop_sock();
+}
+
+static struct nl_sock *open_sock(void)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+
+	if (!sk)
+		return NULL;
+	if (nl_connect(sk, NETLINK_RDMA)) {
 		nl_socket_free(sk);
+		return NULL;
+	}
+	return sk;
+}
+
+/* *suspect is set when the socket failed mid-answer: the rest of the
+ * answer may still come, so the socket is not used again. */
+static int scan(struct nl_sock *sk, struct verbs_found_device **out, bool *suspect)
+{
+	struct nlmsghdr req = {
+		.nlmsg_len = sizeof(req),
+		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
+		.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+	};
+	struct dump d = {};
+	int kept = 0, ret;
+
+	ret = ask(sk, &req) ? -1 : answer(sk, on_device, &d);
+	if (ret) {
+		*suspect = ret < 0;
+		free(d.devs);
 		errno = EOPNOTSUPP;
 		return -1;
 	}
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, on_device, &d);
-	if (nl_recvmsgs_default(sk) < 0 || d.err) {
-		nl_socket_free(sk);
-		free(d.devs);
-		errno = d.err ? d.err : EOPNOTSUPP;
-		return -1;
-	}
-	for (int i = 0; i < d.n; i++)
-		if (verbs_cached_chardev(&d.devs[i]) || query_chardev(sk, &d.devs[i]))
+	for (int i = 0; i < d.n; i++) {
+		ret = verbs_cached_chardev(&d.devs[i]) ? 1 : query_chardev(sk, &d.devs[i]);
+		if (ret > 0)
 			d.devs[kept++] = d.devs[i];
-	nl_socket_free(sk);
+		else if (ret < 0)
+			*suspect = true;
+	}
 	/* Devices but no char device answers: a kernel older than
 	 * GET_CHARDEV, which sysfs can still describe. */
 	if (d.n && !kept) {
@@ -191,4 +323,25 @@ int verbs_netlink_scan(struct verbs_found_device **out)
 	}
 	*out = d.devs;
 	return kept;
+}
+
+int verbs_netlink_scan(struct verbs_found_device **out)
+{
+	bool suspect = false;
+	int n;
+
+	pthread_once(&atfork_once, register_atfork);
+	pthread_mutex_lock(&sock_lock);
+	if (!sock)
+		sock = open_sock();
+	if (!sock) {
+		pthread_mutex_unlock(&sock_lock);
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	n = scan(sock, out, &suspect);
+	if (suspect)
+		drop_sock();
+	pthread_mutex_unlock(&sock_lock);
+	return n;
 }

@@ -99,6 +99,36 @@ START_TEST(wrongly_sized_attribute_is_rejected)
 }
 END_TEST
 
+START_TEST(unterminated_name_is_rejected)
+{
+	struct verbs_found_device fd;
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
+
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	nla_put(msg, RDMA_NLDEV_ATTR_DEV_NAME, 4, "rxe0");
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	nlmsg_free(msg);
+}
+END_TEST
+
+/* An attribute claiming more bytes than the message has ends the walk:
+ * what came before it still counts, as with libnl. */
+START_TEST(attribute_past_the_end_ends_the_walk)
+{
+	struct verbs_found_device fd;
+	struct nl_msg *msg = device_msg(3, "siw0");
+	struct nlattr *last;
+
+	nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	last = (struct nlattr *)((char *)nlmsg_tail(nlmsg_hdr(msg)) - NLA_HDRLEN - 4);
+	last->nla_len = 200;
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), 0);
+	ck_assert_str_eq(fd.ibdev, "siw0");
+	ck_assert_uint_eq(fd.ibdev_index, 3);
+	nlmsg_free(msg);
+}
+END_TEST
+
 /* The reply to GET_CHARDEV for rxe0 captured from kernel 6.1: the driver
  * id comes as a u32 although the UAPI header says u64. */
 static struct nl_msg *chardev_msg(bool with_driver_id, uint64_t devnum)
@@ -167,6 +197,8 @@ int main(void)
 	tcase_add_test(tc, device_without_index_or_name_is_rejected);
 	tcase_add_test(tc, overlong_name_is_rejected);
 	tcase_add_test(tc, wrongly_sized_attribute_is_rejected);
+	tcase_add_test(tc, unterminated_name_is_rejected);
+	tcase_add_test(tc, attribute_past_the_end_ends_the_walk);
 	tcase_add_test(tc, chardev_reply);
 	tcase_add_test(tc, chardev_large_minor_and_no_driver_id);
 	tcase_add_test(tc, chardev_without_name_is_rejected);
