@@ -54,6 +54,7 @@ int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	mr->ibv_mr.lkey = resp.lkey;
 	mr->ibv_mr.rkey = resp.rkey;
 	mr->access = access;
+	mr->kind = VERBS_MR_USER;
 	return 0;
 }
 
@@ -95,6 +96,80 @@ int verbs_cmd_dereg_mr(struct verbs_mr *mr)
 	return vcmd_destroy(mr->ibv_mr.context, VM_DESTROY_MR, UVERBS_OBJECT_MR,
 			    UVERBS_METHOD_MR_DESTROY, mr->ibv_mr.handle,
 			    IB_USER_VERBS_CMD_DEREG_MR);
+}
+
+static bool ioctl_only_unavailable(struct ibv_context *ctx)
+{
+	return verbs_priv(ctx)->mode == VERBS_CMD_WRITE;
+}
+
+static int ioctl_only_result(int ret)
+{
+	return ret == ENOTTY || ret == EPROTONOSUPPORT ? EOPNOTSUPP : ret;
+}
+
+int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
+{
+	uint32_t lkey, rkey;
+	uint64_t length;
+	struct vioctl c;
+	int ret;
+
+	if (ioctl_only_unavailable(pd->context))
+		return EOPNOTSUPP;
+	vioctl_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR);
+	vioctl_idr(&c, UVERBS_ATTR_QUERY_MR_HANDLE, handle);
+	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey));
+	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, sizeof(rkey));
+	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length, sizeof(length));
+	ret = ioctl_only_result(vioctl_exec(pd->context, &c));
+	if (ret)
+		return ret;
+	mr->ibv_mr.context = pd->context;
+	mr->ibv_mr.pd = pd;
+	mr->ibv_mr.addr = NULL;
+	mr->ibv_mr.length = length;
+	mr->ibv_mr.handle = handle;
+	mr->ibv_mr.lkey = lkey;
+	mr->ibv_mr.rkey = rkey;
+	mr->kind = VERBS_MR_IMPORTED;
+	return 0;
+}
+
+int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			    uint64_t iova, int fd, int access, struct verbs_mr *mr)
+{
+	struct ib_uverbs_attr *handle;
+	uint32_t lkey, rkey;
+	struct vioctl c;
+	int ret;
+
+	if (ioctl_only_unavailable(pd->context))
+		return EOPNOTSUPP;
+	vioctl_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR);
+	handle = vioctl_new(&c, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
+	vioctl_idr(&c, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
+	vioctl_in_u64(&c, UVERBS_ATTR_REG_DMABUF_MR_OFFSET, offset);
+	vioctl_in_u64(&c, UVERBS_ATTR_REG_DMABUF_MR_LENGTH, length);
+	vioctl_in_u64(&c, UVERBS_ATTR_REG_DMABUF_MR_IOVA, iova);
+	/* A raw fd: an s32 input, not an object fd attribute. */
+	vioctl_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_FD, (uint32_t)fd);
+	vioctl_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
+	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, sizeof(lkey));
+	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, sizeof(rkey));
+	ret = ioctl_only_result(vioctl_exec(pd->context, &c));
+	if (ret)
+		return ret;
+	mr->ibv_mr.context = pd->context;
+	mr->ibv_mr.pd = pd;
+	mr->ibv_mr.addr = (void *)(uintptr_t)offset;
+	mr->ibv_mr.length = length;
+	mr->ibv_mr.handle = vioctl_result(handle);
+	mr->ibv_mr.lkey = lkey;
+	mr->ibv_mr.rkey = rkey;
+	mr->access = access;
+	mr->kind = VERBS_MR_DMABUF;
+	return 0;
 }
 
 int verbs_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,

@@ -108,9 +108,16 @@ struct verbs_srq {
 	uint32_t srq_num;		/* XRC SRQs: the kernel's number */
 };
 
+enum verbs_mr_kind {
+	VERBS_MR_USER,			/* this process's memory, fork-protected */
+	VERBS_MR_IMPORTED,		/* another context's, by handle */
+	VERBS_MR_DMABUF,		/* a dma-buf's pages, not mapped here */
+};
+
 struct verbs_mr {
 	struct ibv_mr ibv_mr;
 	int access;			/* as registered: rereg_mr keeps it */
+	enum verbs_mr_kind kind;
 };
 
 /* ------------------------------------------------------------------ */
@@ -311,6 +318,11 @@ int verbs_cmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd,
 		       void *addr, size_t length, int access,
 		       const struct verbs_udata *udata);
 int verbs_cmd_dereg_mr(struct verbs_mr *mr);
+/* ioctl only (EOPNOTSUPP in write mode or on kernels without them).
+ * query_mr fills an imported MR: keys, length, handle; addr stays NULL. */
+int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr);
+int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			    uint64_t iova, int fd, int access, struct verbs_mr *mr);
 
 int verbs_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		       struct ibv_mw *mw, const struct verbs_udata *udata);

@@ -72,6 +72,12 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
 }
 
+/* Only MRs of this process's own, non-ODP memory hold a fork-tree range. */
+static bool fork_protected(const struct verbs_mr *mr, int access)
+{
+	return mr->kind == VERBS_MR_USER && !(access & IBV_ACCESS_ON_DEMAND);
+}
+
 static int rereg_fail(int code, int err)
 {
 	errno = err;
@@ -84,7 +90,7 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	struct verbs_mr *mr = (struct verbs_mr *)ibmr;
 	const struct verbs_ops *ops = verbs_ops(ibmr->context);
 	bool move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
-	bool odp_old = mr->access & IBV_ACCESS_ON_DEMAND;
+	bool protected_old = fork_protected(mr, mr->access);
 	bool odp_new = (flags & IBV_REREG_MR_CHANGE_ACCESS ? access : mr->access) &
 		       IBV_ACCESS_ON_DEMAND;
 	void *old_addr = ibmr->addr;
@@ -108,7 +114,9 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	if (move) {
 		ibmr->addr = addr;
 		ibmr->length = length;
-		if (!odp_old && ibv_dofork_range(old_addr, old_length))
+		/* Imported and dma-buf MRs now map memory of this process. */
+		mr->kind = VERBS_MR_USER;
+		if (protected_old && ibv_dofork_range(old_addr, old_length))
 			return rereg_fail(IBV_REREG_MR_ERR_DO_FORK_OLD, errno);
 	}
 	return 0;
@@ -118,7 +126,7 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 {
 	struct verbs_mr *mr = (struct verbs_mr *)ibmr;
 	const struct verbs_ops *ops = verbs_ops(ibmr->context);
-	bool odp = mr->access & IBV_ACCESS_ON_DEMAND;
+	bool protected = fork_protected(mr, mr->access);
 	void *addr = ibmr->addr;
 	size_t length = ibmr->length;
 	int ret;
@@ -130,9 +138,58 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 		if (!ret)
 			free(mr);
 	}
-	if (!ret && !odp)
+	if (!ret && protected)
 		ibv_dofork_range(addr, length);
 	return ret;
+}
+
+/* Without provider MRs of its own, an MR is what the kernel says of it. */
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *mr;
+	int ret;
+
+	if (verbs_ops(pd->context)->reg_mr) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	ret = verbs_cmd_query_mr(pd, mr_handle, mr);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->ibv_mr;
+}
+
+void ibv_unimport_mr(struct ibv_mr *mr)
+{
+	free((struct verbs_mr *)mr);
+}
+
+struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+				 uint64_t iova, int fd, int access)
+{
+	struct verbs_mr *mr;
+	int ret;
+
+	if (verbs_ops(pd->context)->reg_mr) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+	ret = verbs_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, mr);
+	if (ret) {
+		free(mr);
+		errno = ret;
+		return NULL;
+	}
+	return &mr->ibv_mr;
 }
 
 /* ------------------------------------------------------------------ */

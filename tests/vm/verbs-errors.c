@@ -25,6 +25,7 @@ static void put_qp(void *qp) { ibv_destroy_qp(qp); }
 static void put_srq(void *srq) { ibv_destroy_srq(srq); }
 static void put_ah(void *ah) { ibv_destroy_ah(ah); }
 static void put_mw(void *mw) { ibv_dealloc_mw(mw); }
+static void put_dm(void *dm) { ibv_unimport_dm(dm); }
 static void put_cq_ex(void *cq) { ibv_destroy_cq(ibv_cq_ex_to_cq(cq)); }
 
 static void ports_and_gids(void)
@@ -65,6 +66,11 @@ static void memory_regions(void)
 	EXPECT_NULL(EINVAL, ibv_reg_mr(pd, buf, page, IBV_ACCESS_LOCAL_WRITE |
 						 IBV_ACCESS_ON_DEMAND), put_mr);
 	EXPECT_NULL(EINVAL, ibv_alloc_mw(pd, 99), put_mw);
+	/* rxe registers no dma-bufs (the kernel driver lacks the hook) and
+	 * has no device memory */
+	EXPECT_NULL(EOPNOTSUPP, ibv_reg_dmabuf_mr(pd, 0, page, 0, -1, IBV_ACCESS_LOCAL_WRITE),
+		    put_mr);
+	EXPECT_NULL(EOPNOTSUPP, ibv_import_dm(ctx, 0), put_dm);
 }
 
 static void completion_queues(void)
