@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Upstream's programs on our libibverbs under valgrind's memcheck, with
+# the real kernel: whatever the kernel writes back (ioctl attributes,
+# write() responses, async events) must be marked defined by the library,
+# and nothing may leak for good.  memcheck's errors make a program exit
+# 99, which fails its run.  ibv_devinfo -v reads nearly every query verb,
+# in each command mode; an RC ping-pong covers the objects and the data
+# path (rxe's queues are mmapped, which memcheck takes as defined).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pair.sh"
+
+vg=(valgrind -q --error-exitcode=99 --leak-check=full
+    --errors-for-leak-kinds=definite --show-leak-kinds=definite)
+failed=0
+
+for mode in auto write ioctl; do
+    heading "ibv_devinfo -v under memcheck (OPENVERBS_CMD_MODE=$mode)"
+    out=$(OPENVERBS_CMD_MODE=$mode run_on ours "${vg[@]}" ibv_devinfo -v -d "$RDMAVM_RXE_DEV" 2>&1)
+    status=$?
+    grep -E '^==|run_on|ours:|WRONG' <<< "$out"
+    if [ $status != 0 ] || ! grep -q 'phys_port_cnt' <<< "$out"; then
+        echo "FAIL: ibv_devinfo under memcheck, mode $mode (exit $status)"
+        failed=1
+    fi
+done
+
+PAIR_TIMEOUT=240 pair "ibv_rc_pingpong under memcheck" '[0-9]+ bytes in [0-9.]+ seconds' \
+    "${vg[@]}" ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c -n 5 -e -- \
+    "${vg[@]}" ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c -n 5 -e 127.0.0.1 ||
+    grep -h '^==' "$pair_last".srv "$pair_last".cli
+[ $failed = 0 ] || fail "ibv_devinfo under memcheck"
+pair_summary
