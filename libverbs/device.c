@@ -17,10 +17,19 @@ int verbs_query_device_ex(struct ibv_context *ctx,
 			  struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	const struct verbs_ops *ops = verbs_ops(ctx);
+	uint64_t fw;
+	int ret;
 
 	if (ops->query_device_ex)
 		return ops->query_device_ex(ctx, input, attr, attr_size);
-	return verbs_cmd_query_device(ctx, input, attr, attr_size, NULL, NULL);
+	ret = verbs_cmd_query_device(ctx, input, attr, attr_size, &fw, NULL);
+	if (ret)
+		return ret;
+	/* Three 16-bit fields, as the software devices number theirs. */
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%u.%u.%u",
+		 (unsigned int)(fw >> 32) & 0xffff, (unsigned int)(fw >> 16) & 0xffff,
+		 (unsigned int)fw & 0xffff);
+	return 0;
 }
 
 int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)

@@ -130,7 +130,9 @@ struct verbs_mr {
  *
  * A NULL entry means:
  *  - "generic": the core runs the kernel command with no driver data and
- *    plain objects.  For query_device_ex, query_port, alloc_pd+dealloc_pd,
+ *    plain objects (query_device_ex shows the firmware version as three
+ *    16-bit fields, as the software devices number it).  For
+ *    query_device_ex, query_port, alloc_pd+dealloc_pd,
  *    reg_mr+rereg_mr+dereg_mr, alloc_mw+dealloc_mw, req_notify_cq,
  *    modify_qp, query_qp, modify_srq, query_srq, attach_mcast,
  *    detach_mcast (set both of a pair or neither: the core frees what it

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The rxe provider: registration, contexts, device queries, ring mapping. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -43,30 +42,9 @@ void rxe_ring_unmap(struct rxe_ring *r)
 }
 
 /* ------------------------------------------------------------------ */
-/* Device                                                              */
-
-/* rxe reports no firmware; the number is shown as three 16-bit fields. */
-static int rxe_query_device_ex(struct ibv_context *ctx,
-			       const struct ibv_query_device_ex_input *input,
-			       struct ibv_device_attr_ex *attr, size_t attr_size)
-{
-	uint64_t fw;
-	int ret;
-
-	ret = verbs_cmd_query_device(ctx, input, attr, attr_size, &fw, NULL);
-	if (ret)
-		return ret;
-	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver), "%u.%u.%u",
-		 (unsigned int)(fw >> 32) & 0xffff, (unsigned int)(fw >> 16) & 0xffff,
-		 (unsigned int)fw & 0xffff);
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
 /* Contexts                                                            */
 
 static const struct verbs_ops rxe_ops = {
-	.query_device_ex = rxe_query_device_ex,
 	.bind_mw = rxe_bind_mw,
 	.create_cq = rxe_create_cq,
 	.create_cq_ex = rxe_create_cq_ex,
