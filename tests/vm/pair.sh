@@ -12,9 +12,11 @@
 # both exit 0 and the logs have a line matching PATTERN (the programs'
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
+# PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port.
 # OPENVERBS_CMD_MODE, when set, reaches both sides.  Servers still alive
 # at exit are killed.  PAIR_SIDE=reference runs both on upstream's
-# libraries instead, to try a test script itself.
+# libraries instead, to try a test script itself; PAIR_SIDE=verbs runs
+# our libibverbs under upstream's librdmacm.
 
 pair_timeout=${PAIR_TIMEOUT:-60}
 pair_side=${PAIR_SIDE:-ours}
@@ -55,6 +57,24 @@ wait_tcp() {
     for ((i = 0; i < 300; i++)); do listening "$1" && return 0; nap 0.05; done
     return 1
 }
+# rdma_cm servers listen on an rdma_cm id, not on a TCP port: the kernel's
+# resource list shows it (PAIR_WAIT=cm).
+wait_cm() {
+    local i
+    for ((i = 0; i < 60; i++)); do
+        rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' && return 0
+        nap 0.1
+    done
+    return 1
+}
+wait_cm_free() {
+    local i
+    for ((i = 0; i < 60; i++)); do
+        rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' || return 0
+        nap 0.1
+    done
+    return 1
+}
 wait_tcp_free() {
     local i
     for ((i = 0; i < 100; i++)); do listening "$1" || return 0; nap 0.05; done
@@ -86,14 +106,19 @@ pair() {
         cli=(strace -f -y -qq -e 'trace=ioctl,write' -o "$log.cli.strace" "${cli[@]}")
     fi
     mkdir -p "$log.ld"
-    wait_tcp_free $pair_port || { echo "port $pair_port still busy"; ss -ltnp; }
+    if [ "${PAIR_WAIT:-tcp}" = cm ]; then
+        wait_cm_free || echo "an rdma_cm id still listens"
+    else
+        wait_tcp_free $pair_port || { echo "port $pair_port still busy"; ss -ltnp; }
+    fi
     side_run "$log.ld" "$log.srv" "${srv[@]}" &
     sp=$!
     pair_servers+=("$sp")
-    if wait_tcp $pair_port; then
+    if { [ "${PAIR_WAIT:-tcp}" = cm ] && wait_cm; } ||
+       { [ "${PAIR_WAIT:-tcp}" != cm ] && wait_tcp $pair_port; }; then
         side_run "$log.ld" "$log.cli" "${cli[@]}" || cr=$?
     else
-        cr=1 why="the server never listened on port $pair_port"
+        cr=1 why="the server never listened (${PAIR_WAIT:-tcp port $pair_port})"
         kill_tree "$sp"
     fi
     wait "$sp" || sr=$?

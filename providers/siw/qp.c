@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Queue pairs: creation maps the send queue and, without an SRQ, the
+ * receive queue; modify, query and destroy are the generic commands.
+ * Work requests are written straight into the mapped queues.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "siw.h"
+
+/* ------------------------------------------------------------------ */
+/* Work queues we produce into                                         */
+
+int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num, size_t elem)
+{
+	int ret;
+
+	if (!num)
+		return EPROTO;
+	ret = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		return ret;
+	wq->map_size = (size_t)num * elem;
+	ret = siw_map(cmd_fd, key, wq->map_size, &wq->queue);
+	if (ret) {
+		pthread_spin_destroy(&wq->lock);
+		return ret;
+	}
+	wq->num = num;
+	wq->next = 0;
+	return 0;
+}
+
+void siw_wq_unmap(struct siw_wq *wq)
+{
+	if (!wq->queue)
+		return;
+	munmap(wq->queue, wq->map_size);
+	pthread_spin_destroy(&wq->lock);
+	wq->queue = NULL;
+}
+
+static uint32_t wq_advance(const struct siw_wq *wq, uint32_t index)
+{
+	return index + 1 == wq->num ? 0 : index + 1;
+}
+
+/* What was filled before an error is posted, as ibv_post_recv(3) says;
+ * the kernel takes receive elements as messages arrive, no doorbell. */
+int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
+		     struct ibv_recv_wr **bad_wr)
+{
+	struct siw_rqe *rqes = wq->queue;
+	int ret = 0;
+
+	pthread_spin_lock(&wq->lock);
+	for (; wr; wr = wr->next) {
+		struct siw_rqe *rqe = &rqes[wq->next];
+
+		if (siw_flags_acquire(&rqe->flags)) {
+			ret = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || wr->num_sge > SIW_MAX_SGE) {
+			ret = EINVAL;
+			break;
+		}
+		rqe->id = wr->wr_id;
+		rqe->num_sge = wr->num_sge;
+		for (int i = 0; i < wr->num_sge; i++) {
+			rqe->sge[i].laddr = wr->sg_list[i].addr;
+			rqe->sge[i].length = wr->sg_list[i].length;
+			rqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		siw_flags_release(&rqe->flags, SIW_WQE_VALID);
+		wq->next = wq_advance(wq, wq->next);
+	}
+	pthread_spin_unlock(&wq->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+int siw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	if (ibqp->srq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	return siw_wq_post_recv(&to_sqp(ibqp)->rq, wr, bad_wr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sending                                                             */
+
+/* Inline data lives in the element itself, after its first SGE. */
+static int copy_inline(struct siw_sqe *sqe, const struct ibv_send_wr *wr)
+{
+	char *dst = (char *)&sqe->sge[1];
+	size_t total = 0;
+
+	for (int i = 0; i < wr->num_sge; i++) {
+		if (wr->sg_list[i].length > SIW_MAX_INLINE - total)
+			return EINVAL;
+		memcpy(dst + total, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		total += wr->sg_list[i].length;
+	}
+	sqe->sge[0].laddr = 0;
+	sqe->sge[0].length = total;
+	sqe->sge[0].lkey = 0;
+	sqe->num_sge = 1;
+	return 0;
+}
+
+/* Fills all of sqe but its flags, which are returned in *flags.  iWARP
+ * has no immediate data, and siw runs no atomics, local invalidations
+ * or memory window binds for user space. */
+static int fill_sqe(const struct siw_qp *qp, struct siw_sqe *sqe,
+		    const struct ibv_send_wr *wr, uint16_t *flags)
+{
+	bool inline_data = false;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		sqe->opcode = SIW_OP_SEND;
+		inline_data = wr->send_flags & IBV_SEND_INLINE;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		sqe->opcode = SIW_OP_SEND_REMOTE_INV;
+		sqe->rkey = wr->invalidate_rkey;
+		break;
+	case IBV_WR_RDMA_WRITE:
+		sqe->opcode = SIW_OP_WRITE;
+		sqe->rkey = wr->wr.rdma.rkey;
+		sqe->raddr = wr->wr.rdma.remote_addr;
+		inline_data = wr->send_flags & IBV_SEND_INLINE;
+		break;
+	case IBV_WR_RDMA_READ:
+		/* one target SGE: the device's max_sge_rd */
+		if (wr->num_sge > 1)
+			return EINVAL;
+		sqe->opcode = SIW_OP_READ;
+		sqe->rkey = wr->wr.rdma.rkey;
+		sqe->raddr = wr->wr.rdma.remote_addr;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > (int)qp->sq_max_sge)
+		return EINVAL;
+	*flags = SIW_WQE_VALID;
+	if (inline_data) {
+		if (copy_inline(sqe, wr))
+			return EINVAL;
+		*flags |= SIW_WQE_INLINE;
+	} else {
+		sqe->num_sge = wr->num_sge;
+		for (int i = 0; i < wr->num_sge; i++) {
+			sqe->sge[i].laddr = wr->sg_list[i].addr;
+			sqe->sge[i].length = wr->sg_list[i].length;
+			sqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	sqe->id = wr->wr_id;
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sig_all)
+		*flags |= SIW_WQE_SIGNALLED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		*flags |= SIW_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		*flags |= SIW_WQE_READ_FENCE;
+	return 0;
+}
+
+/* Sends are only taken in RTS, which iWARP QPs reach inside the kernel
+ * when rdma_cm connects them: the kernel refuses the doorbell
+ * (ENOTCONN) before that, or after a disconnect, and the kernel sends
+ * nothing without one.  What this call wrote is then taken back, so a
+ * failed post leaves nothing queued. */
+int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
+{
+	struct siw_qp *qp = to_sqp(ibqp);
+	struct siw_sqe *sqes = qp->sq.queue;
+	struct ibv_send_wr *first = wr;
+	uint32_t start, written = 0;
+	uint16_t flags;
+	int ret = 0, kick;
+
+	pthread_spin_lock(&qp->sq.lock);
+	start = qp->sq.next;
+	for (; wr; wr = wr->next) {
+		struct siw_sqe *sqe = &sqes[qp->sq.next];
+
+		if (siw_flags_acquire(&sqe->flags)) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = fill_sqe(qp, sqe, wr, &flags);
+		if (ret)
+			break;
+		siw_flags_release(&sqe->flags, flags);
+		qp->sq.next = wq_advance(&qp->sq, qp->sq.next);
+		written++;
+	}
+	if (written) {
+		kick = verbs_cmd_post_send(ibqp, NULL, NULL);
+		if (kick) {
+			for (uint32_t i = start; written--; i = wq_advance(&qp->sq, i))
+				siw_flags_release(&sqes[i].flags, 0);
+			qp->sq.next = start;
+			ret = kick;
+			wr = first;
+		}
+	}
+	pthread_spin_unlock(&qp->sq.lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Create and destroy                                                  */
+
+struct ibv_qp *siw_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	const uint32_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	struct siw_uresp_create_qp resp = {};
+	struct verbs_udata udata = { .out = &resp, .out_len = sizeof(resp) };
+	struct siw_qp *qp;
+	int ret;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	ret = verbs_cmd_create_qp(ctx, &qp->vqp, attr, &udata);
+	if (ret)
+		goto err_free;
+	/* attr->cap now holds what the kernel granted. */
+	qp->sq_max_sge = attr->cap.max_send_sge;
+	qp->sig_all = attr->sq_sig_all;
+	ret = siw_wq_map(&qp->sq, ctx->cmd_fd, resp.sq_key, resp.num_sqe, sizeof(struct siw_sqe));
+	if (ret)
+		goto err_destroy;
+	if (!attr->srq) {
+		ret = siw_wq_map(&qp->rq, ctx->cmd_fd, resp.rq_key, resp.num_rqe,
+				 sizeof(struct siw_rqe));
+		if (ret)
+			goto err_sq;
+	}
+	return &qp->vqp.qp;
+
+err_sq:
+	siw_wq_unmap(&qp->sq);
+err_destroy:
+	verbs_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+int siw_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct siw_qp *qp = to_sqp(ibqp);
+	int ret = verbs_cmd_destroy_qp(ibqp);
+
+	if (ret)
+		return ret;
+	siw_wq_unmap(&qp->rq);
+	siw_wq_unmap(&qp->sq);
+	free(qp);
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared receive queues: one mapped receive queue; modify and query are
+ * the generic commands. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "siw.h"
+
+struct ibv_srq *siw_create_srq_ex(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr)
+{
+	struct siw_uresp_create_srq resp = {};
+	struct verbs_udata udata = { .out = &resp, .out_len = sizeof(resp) };
+	struct siw_srq *srq;
+	int ret;
+
+	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = verbs_cmd_create_srq(ctx, &srq->vsrq, attr, &udata);
+	if (ret)
+		goto err_free;
+	ret = siw_wq_map(&srq->rq, ctx->cmd_fd, resp.srq_key, resp.num_rqe,
+			 sizeof(struct siw_rqe));
+	if (ret)
+		goto err_destroy;
+	return &srq->vsrq.srq;
+
+err_destroy:
+	verbs_cmd_destroy_srq(&srq->vsrq.srq);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+int siw_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct siw_srq *srq = to_ssrq(ibsrq);
+	int ret = verbs_cmd_destroy_srq(ibsrq);
+
+	if (ret)
+		return ret;
+	siw_wq_unmap(&srq->rq);
+	free(srq);
+	return 0;
+}
+
+int siw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+{
+	return siw_wq_post_recv(&to_ssrq(srq)->rq, wr, bad_wr);
+}
