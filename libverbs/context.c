@@ -247,6 +247,54 @@ struct ibv_context *ibv_import_device(int cmd_fd)
 	return &vctx->context;
 }
 
+static struct verbs_context *plain_context(struct verbs_device *dev, int cmd_fd,
+					  const struct verbs_ops *ops,
+					  const struct verbs_udata *udata, bool import)
+{
+	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
+	int ret;
+
+	if (!vctx)
+		return NULL;
+	ret = verbs_init_context(vctx, dev, cmd_fd);
+	if (ret)
+		goto err_free;
+	ret = import ? verbs_cmd_query_context(&vctx->context)
+		     : verbs_cmd_get_context(&vctx->context, udata);
+	if (ret)
+		goto err_uninit;
+	verbs_set_ops(vctx, ops);
+	return vctx;
+
+err_uninit:
+	verbs_uninit_context(vctx);
+err_free:
+	free(vctx);
+	errno = ret;
+	return NULL;
+}
+
+struct verbs_context *verbs_plain_context(struct verbs_device *dev, int cmd_fd,
+					  const struct verbs_ops *ops,
+					  const struct verbs_udata *udata)
+{
+	return plain_context(dev, cmd_fd, ops, udata, false);
+}
+
+struct verbs_context *verbs_plain_import_context(struct verbs_device *dev, int cmd_fd,
+						 const struct verbs_ops *ops)
+{
+	return plain_context(dev, cmd_fd, ops, NULL, true);
+}
+
+void verbs_free_plain_context(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	verbs_uninit_context(vctx);
+	free(vctx);
+}
+
 int ibv_close_device(struct ibv_context *context)
 {
 	struct verbs_device *dev = verbs_get_device(context->device);

@@ -272,6 +272,22 @@ void verbs_uninit_context(struct verbs_context *vctx);
  * called more than once; later non-NULL entries win. */
 void verbs_set_ops(struct verbs_context *vctx, const struct verbs_ops *ops);
 
+struct verbs_udata;
+
+/*
+ * The whole of step 2 for providers that keep no context state of their
+ * own (a bare struct verbs_context): allocate, init, ask the kernel
+ * (get_context with udata, or query_context to import), install ops.
+ * NULL with errno on failure; the free_context to go with them is
+ * verbs_free_plain_context().
+ */
+struct verbs_context *verbs_plain_context(struct verbs_device *dev, int cmd_fd,
+					  const struct verbs_ops *ops,
+					  const struct verbs_udata *udata);
+struct verbs_context *verbs_plain_import_context(struct verbs_device *dev, int cmd_fd,
+						 const struct verbs_ops *ops);
+void verbs_free_plain_context(struct ibv_context *ctx);
+
 /* ------------------------------------------------------------------ */
 /* Kernel commands                                                     */
 

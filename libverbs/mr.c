@@ -143,26 +143,35 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 	return ret;
 }
 
-/* Without provider MRs of its own, an MR is what the kernel says of it. */
-struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+/* MRs made by the core alone, for the calls no provider hook serves:
+ * possible only where the provider keeps no MR state of its own (no
+ * reg_mr).  new_core_mr() is NULL with errno; finish_core_mr() takes
+ * the command's result and frees on failure. */
+static struct verbs_mr *new_core_mr(struct ibv_pd *pd)
 {
-	struct verbs_mr *mr;
-	int ret;
-
 	if (verbs_ops(pd->context)->reg_mr) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (!mr)
-		return NULL;
-	ret = verbs_cmd_query_mr(pd, mr_handle, mr);
+	return calloc(1, sizeof(struct verbs_mr));
+}
+
+static struct ibv_mr *finish_core_mr(struct verbs_mr *mr, int ret)
+{
 	if (ret) {
 		free(mr);
 		errno = ret;
 		return NULL;
 	}
 	return &mr->ibv_mr;
+}
+
+/* An imported MR is what the kernel says of it. */
+struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *mr = new_core_mr(pd);
+
+	return mr ? finish_core_mr(mr, verbs_cmd_query_mr(pd, mr_handle, mr)) : NULL;
 }
 
 void ibv_unimport_mr(struct ibv_mr *mr)
@@ -173,23 +182,11 @@ void ibv_unimport_mr(struct ibv_mr *mr)
 struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 				 uint64_t iova, int fd, int access)
 {
-	struct verbs_mr *mr;
-	int ret;
+	struct verbs_mr *mr = new_core_mr(pd);
 
-	if (verbs_ops(pd->context)->reg_mr) {
-		errno = EOPNOTSUPP;
-		return NULL;
-	}
-	mr = calloc(1, sizeof(*mr));
-	if (!mr)
-		return NULL;
-	ret = verbs_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, mr);
-	if (ret) {
-		free(mr);
-		errno = ret;
-		return NULL;
-	}
-	return &mr->ibv_mr;
+	return mr ? finish_core_mr(mr, verbs_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd,
+								access, mr))
+		  : NULL;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The rxe provider: registration, contexts, device queries, ring mapping. */
 #include <errno.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "rxe.h"
@@ -65,48 +64,14 @@ static const struct verbs_ops rxe_ops = {
 };
 
 /* The kernel needs no private data to set up an rxe context. */
-static struct verbs_context *new_context(struct verbs_device *dev, int cmd_fd,
-					 bool import)
-{
-	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret;
-
-	if (!vctx)
-		return NULL;
-	ret = verbs_init_context(vctx, dev, cmd_fd);
-	if (ret)
-		goto err_free;
-	ret = import ? verbs_cmd_query_context(&vctx->context)
-		     : verbs_cmd_get_context(&vctx->context, NULL);
-	if (ret)
-		goto err_uninit;
-	verbs_set_ops(vctx, &rxe_ops);
-	return vctx;
-
-err_uninit:
-	verbs_uninit_context(vctx);
-err_free:
-	free(vctx);
-	errno = ret;
-	return NULL;
-}
-
 static struct verbs_context *rxe_alloc_context(struct verbs_device *dev, int cmd_fd)
 {
-	return new_context(dev, cmd_fd, false);
+	return verbs_plain_context(dev, cmd_fd, &rxe_ops, NULL);
 }
 
 static struct verbs_context *rxe_import_context(struct verbs_device *dev, int cmd_fd)
 {
-	return new_context(dev, cmd_fd, true);
-}
-
-static void rxe_free_context(struct ibv_context *ctx)
-{
-	struct verbs_context *vctx = verbs_get_ctx(ctx);
-
-	verbs_uninit_context(vctx);
-	free(vctx);
+	return verbs_plain_import_context(dev, cmd_fd, &rxe_ops);
 }
 
 static const char *const rxe_ibdev_patterns[] = { "rxe*", NULL };
@@ -119,7 +84,7 @@ static const struct verbs_provider rxe_provider = {
 	.max_abi = RXE_ABI_VERSION,
 	.alloc_context = rxe_alloc_context,
 	.import_context = rxe_import_context,
-	.free_context = rxe_free_context,
+	.free_context = verbs_free_plain_context,
 };
 
 VERBS_PROVIDER(rxe_provider);

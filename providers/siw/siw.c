@@ -84,34 +84,8 @@ static struct verbs_context *siw_alloc_context(struct verbs_device *dev, int cmd
 {
 	struct siw_uresp_alloc_ctx resp;
 	struct verbs_udata udata = { .out = &resp, .out_len = sizeof(resp) };
-	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret;
 
-	if (!vctx)
-		return NULL;
-	ret = verbs_init_context(vctx, dev, cmd_fd);
-	if (ret)
-		goto err_free;
-	ret = verbs_cmd_get_context(&vctx->context, &udata);
-	if (ret)
-		goto err_uninit;
-	verbs_set_ops(vctx, &siw_ops);
-	return vctx;
-
-err_uninit:
-	verbs_uninit_context(vctx);
-err_free:
-	free(vctx);
-	errno = ret;
-	return NULL;
-}
-
-static void siw_free_context(struct ibv_context *ctx)
-{
-	struct verbs_context *vctx = verbs_get_ctx(ctx);
-
-	verbs_uninit_context(vctx);
-	free(vctx);
+	return verbs_plain_context(dev, cmd_fd, &siw_ops, &udata);
 }
 
 static const char *const siw_ibdev_patterns[] = { "siw*", NULL };
@@ -123,7 +97,7 @@ static const struct verbs_provider siw_provider = {
 	.min_abi = SIW_ABI_VERSION,
 	.max_abi = SIW_ABI_VERSION,
 	.alloc_context = siw_alloc_context,
-	.free_context = siw_free_context,
+	.free_context = verbs_free_plain_context,
 };
 
 VERBS_PROVIDER(siw_provider);
