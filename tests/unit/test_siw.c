@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The siw provider against a fake kernel driver: the commands it sends,
+ * and the exact contents of the queues it shares with the kernel.
+ *
+ * The fake kernel answers write() commands the way siw does (element
+ * counts and mmap keys in the driver response) and keeps its queues in a
+ * memfd, which is also the context's command fd, so the provider's mmap()
+ * of a queue lands on the pages the tests read and write as the kernel.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "../../providers/siw/siw.h"
+
+/* ------------------------------------------------------------------ */
+/* The fake kernel                                                     */
+
+enum { KMEM_SIZE = 4 << 20, PAGE = 4096, NUM = 8 };
+
+static int kfd;
+static uint8_t *kmem;
+static size_t knext;
+static uint32_t handles;
+static int doorbells;
+static int doorbell_error;	/* errno the doorbell fails with, or 0 */
+static size_t reg_mr_in, reg_mr_out;	/* driver data lengths seen */
+
+/* A queue of n elements, page-aligned in the memfd: its mmap key. */
+static uint64_t kqueue(size_t bytes)
+{
+	uint64_t key = knext;
+
+	knext += (bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
+	ck_assert_uint_le(knext, KMEM_SIZE);
+	memset(kmem + key, 0, bytes);
+	return key;
+}
+
+static ssize_t fake_write(int fd, const void *buf, size_t len)
+{
+	const struct ib_uverbs_cmd_hdr *hdr = buf;
+	void *req = (uint8_t *)buf + sizeof(*hdr);
+	void *resp = (void *)(uintptr_t)*(uint64_t *)req;
+
+	ck_assert_int_eq(fd, kfd);
+	switch (hdr->command) {
+	case IB_USER_VERBS_CMD_GET_CONTEXT: {
+		struct ib_uverbs_get_context_resp *r = resp;
+
+		/* siw insists on room for its response */
+		ck_assert_uint_ge(hdr->out_words * 4, sizeof(*r) + sizeof(struct siw_uresp_alloc_ctx));
+		r->async_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		r->num_comp_vectors = 1;
+		break;
+	}
+	case IB_USER_VERBS_CMD_ALLOC_PD:
+		((struct ib_uverbs_alloc_pd_resp *)resp)->pd_handle = handles++;
+		break;
+	case IB_USER_VERBS_CMD_REG_MR: {
+		struct ib_uverbs_reg_mr_resp *r = resp;
+
+		reg_mr_in = len - sizeof(*hdr) - sizeof(struct ib_uverbs_reg_mr);
+		reg_mr_out = hdr->out_words * 4 - sizeof(*r);
+		r->mr_handle = handles++;
+		r->lkey = r->rkey = 0x4200;
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_CQ: {
+		struct ib_uverbs_create_cq_resp *r = resp;
+		struct siw_uresp_create_cq *d = (void *)(r + 1);
+
+		r->cq_handle = handles++;
+		r->cqe = NUM;
+		d->num_cqe = NUM;
+		d->cq_key = kqueue(NUM * sizeof(struct siw_cqe) + sizeof(struct siw_cq_ctrl));
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_QP: {
+		struct ib_uverbs_create_qp *q = req;
+		struct ib_uverbs_create_qp_resp *r = resp;
+		struct siw_uresp_create_qp *d = (void *)(r + 1);
+
+		r->qp_handle = handles++;
+		r->qpn = 0x40 + r->qp_handle;
+		r->max_send_wr = NUM;
+		r->max_send_sge = SIW_MAX_SGE;
+		r->max_inline_data = SIW_MAX_INLINE;
+		d->num_sqe = NUM;
+		d->sq_key = kqueue(NUM * sizeof(struct siw_sqe));
+		d->rq_key = SIW_INVAL_UOBJ_KEY;
+		if (!q->is_srq) {
+			r->max_recv_wr = NUM;
+			r->max_recv_sge = SIW_MAX_SGE;
+			d->num_rqe = NUM;
+			d->rq_key = kqueue(NUM * sizeof(struct siw_rqe));
+		}
+		break;
+	}
+	case IB_USER_VERBS_CMD_CREATE_SRQ: {
+		struct ib_uverbs_create_srq_resp *r = resp;
+		struct siw_uresp_create_srq *d = (void *)(r + 1);
+
+		r->srq_handle = handles++;
+		r->max_wr = NUM;
+		r->max_sge = SIW_MAX_SGE;
+		d->num_rqe = NUM;
+		d->srq_key = kqueue(NUM * sizeof(struct siw_rqe));
+		break;
+	}
+	case IB_USER_VERBS_CMD_POST_SEND:
+		ck_assert_uint_eq(((struct ib_uverbs_post_send *)req)->wr_count, 0);
+		doorbells++;
+		if (doorbell_error) {
+			errno = doorbell_error;
+			return -1;
+		}
+		break;
+	default:
+		break;
+	}
+	return len;
+}
+
+static int fake_ioctl(int fd, unsigned long request, void *arg)
+{
+	(void)fd, (void)request, (void)arg;
+	ck_abort_msg("ioctl in write mode");
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fixture: a siw context, a PD, a CQ and a QP over the fake kernel     */
+
+static struct verbs_device dev;
+static const struct verbs_provider *prov;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp;
+
+static struct ibv_qp *new_qp(struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr attr = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.srq = srq,
+		.cap = { .max_send_wr = NUM, .max_recv_wr = NUM, .max_send_sge = SIW_MAX_SGE,
+			 .max_recv_sge = SIW_MAX_SGE },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp *q = ibv_create_qp(pd, &attr);
+
+	ck_assert_ptr_nonnull(q);
+	return q;
+}
+
+static void setup(void)
+{
+	struct verbs_found_device fd = {
+		.ibdev = "siw0",
+		.driver_id = RDMA_DRIVER_SIW,
+		.abi_version = SIW_ABI_VERSION,
+	};
+	struct verbs_context *vctx;
+
+	setenv("OPENVERBS_CMD_MODE", "write", 1);
+	verbs_sys.write = fake_write;
+	verbs_sys.ioctl = fake_ioctl;
+	handles = 1;
+	doorbells = 0;
+	doorbell_error = 0;
+	kfd = memfd_create("fake-siw", MFD_CLOEXEC);
+	ck_assert_int_ge(kfd, 0);
+	ck_assert_int_eq(ftruncate(kfd, KMEM_SIZE), 0);
+	kmem = mmap(NULL, KMEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, kfd, 0);
+	ck_assert(kmem != MAP_FAILED);
+	knext = PAGE;
+
+	prov = verbs_match_provider(&fd);
+	ck_assert_ptr_nonnull(prov);
+	ck_assert_str_eq(prov->name, "siw");
+	dev.driver_id = RDMA_DRIVER_SIW;
+	vctx = prov->alloc_context(&dev, kfd);
+	ck_assert_ptr_nonnull(vctx);
+	ctx = &vctx->context;
+	pd = ibv_alloc_pd(ctx);
+	ck_assert_ptr_nonnull(pd);
+	cq = ibv_create_cq(ctx, NUM, NULL, NULL, 0);
+	ck_assert_ptr_nonnull(cq);
+	qp = new_qp(NULL);
+}
+
+static void teardown(void)
+{
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
+	prov->free_context(ctx);
+	munmap(kmem, KMEM_SIZE);
+	close(kfd);
+}
+
+static struct siw_sqe *sqe(uint32_t i)
+{
+	return &((struct siw_sqe *)to_sqp(qp)->sq.queue)[i];
+}
+
+static struct siw_rqe *rqe(uint32_t i)
+{
+	return &((struct siw_rqe *)to_sqp(qp)->rq.queue)[i];
+}
+
+/* A queue the kernel did not make has the invalid key.  (This also
+ * links siw.c into the test: the provider is otherwise reached only
+ * through its registration section.) */
+START_TEST(map_refuses_missing_queue)
+{
+	void *q = NULL;
+
+	ck_assert_int_eq(siw_map(kfd, SIW_INVAL_UOBJ_KEY, PAGE, &q), EPROTO);
+	ck_assert_int_eq(siw_map(kfd, PAGE, 0, &q), EPROTO);
+	ck_assert_ptr_null(q);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Sending                                                             */
+
+START_TEST(post_send_encodes)
+{
+	char a[16] = "inline, part 1.", b[8] = "part 2.";
+	struct ibv_sge sges[2] = { { (uintptr_t)a, sizeof(a), 7 }, { (uintptr_t)b, sizeof(b), 8 } };
+	struct ibv_send_wr write = {
+		.wr_id = 2, .sg_list = sges, .num_sge = 2, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_INLINE | IBV_SEND_FENCE,
+		.wr.rdma = { .remote_addr = 0x1000, .rkey = 0x99 },
+	};
+	struct ibv_send_wr inv = {
+		.wr_id = 3, .sg_list = sges, .num_sge = 1, .opcode = IBV_WR_SEND_WITH_INV,
+		.invalidate_rkey = 0x77, .next = &write,
+	};
+	struct ibv_send_wr send = {
+		.wr_id = 1, .sg_list = sges, .num_sge = 2, .opcode = IBV_WR_SEND,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED, .next = &inv,
+	}, *bad = NULL;
+
+	ck_assert_int_eq(ibv_post_send(qp, &send, &bad), 0);
+	ck_assert_int_eq(doorbells, 1);
+
+	ck_assert_uint_eq(sqe(0)->id, 1);
+	ck_assert_uint_eq(sqe(0)->opcode, SIW_OP_SEND);
+	ck_assert_uint_eq(sqe(0)->flags, SIW_WQE_VALID | SIW_WQE_SIGNALLED | SIW_WQE_SOLICITED);
+	ck_assert_uint_eq(sqe(0)->num_sge, 2);
+	ck_assert_uint_eq(sqe(0)->sge[1].laddr, (uintptr_t)b);
+	ck_assert_uint_eq(sqe(0)->sge[1].length, sizeof(b));
+	ck_assert_uint_eq(sqe(0)->sge[1].lkey, 8);
+
+	ck_assert_uint_eq(sqe(1)->opcode, SIW_OP_SEND_REMOTE_INV);
+	ck_assert_uint_eq(sqe(1)->rkey, 0x77);
+	ck_assert_uint_eq(sqe(1)->flags, SIW_WQE_VALID);
+
+	/* inline: one SGE giving the length, the bytes where sge[1] was */
+	ck_assert_uint_eq(sqe(2)->opcode, SIW_OP_WRITE);
+	ck_assert_uint_eq(sqe(2)->flags, SIW_WQE_VALID | SIW_WQE_INLINE | SIW_WQE_READ_FENCE);
+	ck_assert_uint_eq(sqe(2)->raddr, 0x1000);
+	ck_assert_uint_eq(sqe(2)->rkey, 0x99);
+	ck_assert_uint_eq(sqe(2)->num_sge, 1);
+	ck_assert_uint_eq(sqe(2)->sge[0].length, sizeof(a) + sizeof(b));
+	ck_assert_mem_eq(&sqe(2)->sge[1], a, sizeof(a));
+	ck_assert_mem_eq((char *)&sqe(2)->sge[1] + sizeof(a), b, sizeof(b));
+}
+END_TEST
+
+START_TEST(post_send_refusals)
+{
+	char big[SIW_MAX_INLINE + 1];
+	struct ibv_sge sge[2] = { { (uintptr_t)big, 8, 1 }, { (uintptr_t)big, 8, 1 } };
+	struct ibv_send_wr wr = { .wr_id = 9, .sg_list = sge, .num_sge = 1 }, *bad;
+	static const enum ibv_wr_opcode refused[] = {
+		IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_LOCAL_INV, IBV_WR_BIND_MW, IBV_WR_TSO,
+	};
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		wr.opcode = refused[i];
+		bad = NULL;
+		ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+		ck_assert_ptr_eq(bad, &wr);
+	}
+	/* one target SGE for reads */
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.num_sge = 2;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	/* more inline bytes than the element holds */
+	wr.opcode = IBV_WR_SEND;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_INLINE;
+	sge[0].length = sizeof(big);
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	wr.num_sge = SIW_MAX_SGE + 1;
+	wr.send_flags = 0;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(doorbells, 0);
+	ck_assert_uint_eq(sqe(0)->flags, 0);
+}
+END_TEST
+
+/* A slot the kernel has not given back ends the list there; what came
+ * before is posted and rung. */
+START_TEST(post_send_full)
+{
+	struct ibv_send_wr wr[3] = {}, *bad;
+
+	for (int i = 0; i < 3; i++) {
+		wr[i].wr_id = i;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	sqe(1)->flags = SIW_WQE_VALID;
+	ck_assert_int_eq(ibv_post_send(qp, wr, &bad), ENOMEM);
+	ck_assert_ptr_eq(bad, &wr[1]);
+	ck_assert_int_eq(doorbells, 1);
+	ck_assert_uint_eq(sqe(0)->flags, SIW_WQE_VALID);
+	ck_assert_uint_eq(sqe(0)->id, 0);
+}
+END_TEST
+
+/* Before rdma_cm connects the QP the kernel refuses the doorbell: nothing
+ * may stay queued, and the next post starts at the same element. */
+START_TEST(post_send_not_connected)
+{
+	struct ibv_send_wr wr[2] = {
+		{ .wr_id = 1, .opcode = IBV_WR_SEND, .next = &wr[1] },
+		{ .wr_id = 2, .opcode = IBV_WR_SEND },
+	}, *bad = NULL;
+
+	doorbell_error = ENOTCONN;
+	ck_assert_int_eq(ibv_post_send(qp, wr, &bad), ENOTCONN);
+	ck_assert_ptr_eq(bad, &wr[0]);
+	ck_assert_uint_eq(sqe(0)->flags, 0);
+	ck_assert_uint_eq(sqe(1)->flags, 0);
+	doorbell_error = 0;
+	ck_assert_int_eq(ibv_post_send(qp, &wr[1], &bad), 0);
+	ck_assert_uint_eq(sqe(0)->id, 2);
+	ck_assert_uint_eq(sqe(0)->flags, SIW_WQE_VALID);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Receiving                                                           */
+
+START_TEST(post_recv_encodes)
+{
+	struct ibv_sge sge[2] = { { 0x1000, 64, 3 }, { 0x2000, 32, 4 } };
+	struct ibv_recv_wr wr = { .wr_id = 5, .sg_list = sge, .num_sge = 2 }, *bad;
+	struct ibv_srq_init_attr srq_attr = { .attr = { .max_wr = NUM, .max_sge = 1 } };
+	struct ibv_srq *srq;
+	struct ibv_qp *srq_qp;
+
+	for (int i = 0; i < NUM; i++)
+		ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+	ck_assert_uint_eq(rqe(0)->id, 5);
+	ck_assert_uint_eq(rqe(0)->num_sge, 2);
+	ck_assert_uint_eq(rqe(0)->sge[1].laddr, 0x2000);
+	ck_assert_uint_eq(rqe(0)->sge[1].lkey, 4);
+	ck_assert_uint_eq(rqe(NUM - 1)->flags, SIW_WQE_VALID);
+	/* full until the kernel clears an element */
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), ENOMEM);
+	ck_assert_ptr_eq(bad, &wr);
+	rqe(0)->flags = 0;
+	ck_assert_int_eq(ibv_post_recv(qp, &wr, &bad), 0);
+	ck_assert_int_eq(doorbells, 0);
+
+	srq = ibv_create_srq(pd, &srq_attr);
+	ck_assert_ptr_nonnull(srq);
+	srq_qp = new_qp(srq);
+	ck_assert_int_eq(ibv_post_recv(srq_qp, &wr, &bad), EINVAL);
+	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), 0);
+	ck_assert_uint_eq(((struct siw_rqe *)to_ssrq(srq)->rq.queue)[0].flags, SIW_WQE_VALID);
+	ck_assert_int_eq(ibv_destroy_qp(srq_qp), 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Completions                                                         */
+
+static void kernel_complete(uint32_t i, uint8_t op, uint16_t status, uint8_t flags)
+{
+	struct siw_cqe *c = &to_scq(cq)->queue[i];
+
+	c->id = 100 + i;
+	c->opcode = op;
+	c->status = status;
+	c->bytes = 4096 + i;
+	c->qp_id = 0x41;
+	c->inval_stag = 0x1234;
+	__atomic_store_n(&c->flags, flags | SIW_WQE_VALID, __ATOMIC_RELEASE);
+}
+
+START_TEST(poll_cq_fields)
+{
+	struct ibv_wc wc[4];
+
+	kernel_complete(0, SIW_OP_RECEIVE, SIW_WC_SUCCESS, SIW_WQE_REM_INVAL);
+	kernel_complete(1, SIW_OP_READ, SIW_WC_REM_ACCESS_ERR, 0);
+	kernel_complete(2, SIW_OP_SEND_REMOTE_INV, SIW_WC_WR_FLUSH_ERR, 0);
+	ck_assert_int_eq(ibv_poll_cq(cq, 4, wc), 3);
+	ck_assert_uint_eq(wc[0].wr_id, 100);
+	ck_assert_int_eq(wc[0].opcode, IBV_WC_RECV);
+	ck_assert_int_eq(wc[0].status, IBV_WC_SUCCESS);
+	ck_assert_uint_eq(wc[0].byte_len, 4096);
+	ck_assert_uint_eq(wc[0].qp_num, 0x41);
+	ck_assert_uint_eq(wc[0].wc_flags, IBV_WC_WITH_INV);
+	ck_assert_uint_eq(wc[0].invalidated_rkey, 0x1234);
+	ck_assert_int_eq(wc[1].opcode, IBV_WC_RDMA_READ);
+	ck_assert_int_eq(wc[1].status, IBV_WC_REM_ACCESS_ERR);
+	ck_assert_uint_eq(wc[1].wc_flags, 0);
+	ck_assert_int_eq(wc[2].opcode, IBV_WC_SEND);
+	ck_assert_int_eq(wc[2].status, IBV_WC_WR_FLUSH_ERR);
+	/* handed back, and nothing more */
+	ck_assert_uint_eq(to_scq(cq)->queue[0].flags, 0);
+	ck_assert_int_eq(ibv_poll_cq(cq, 4, wc), 0);
+}
+END_TEST
+
+START_TEST(poll_cq_wraps)
+{
+	struct ibv_wc wc;
+
+	for (uint32_t round = 0; round < 3 * NUM; round++) {
+		kernel_complete(round % NUM, SIW_OP_WRITE, SIW_WC_SUCCESS, 0);
+		ck_assert_int_eq(ibv_poll_cq(cq, 1, &wc), 1);
+		ck_assert_uint_eq(wc.wr_id, 100 + round % NUM);
+		ck_assert_int_eq(wc.opcode, IBV_WC_RDMA_WRITE);
+	}
+}
+END_TEST
+
+START_TEST(notify_arms_the_shared_control)
+{
+	struct siw_cq_ctrl *ctrl = to_scq(cq)->ctrl;
+
+	ck_assert_ptr_eq(ctrl, (void *)(to_scq(cq)->queue + NUM));
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 1), 0);
+	ck_assert_uint_eq(ctrl->flags, SIW_NOTIFY_SOLICITED);
+	ck_assert_int_eq(ibv_req_notify_cq(cq, 0), 0);
+	ck_assert_uint_eq(ctrl->flags, SIW_NOTIFY_SOLICITED | SIW_NOTIFY_NEXT_COMPLETION);
+}
+END_TEST
+
+/* siw's kernel driver rejects a registration without its request and
+ * room for its response. */
+START_TEST(reg_mr_carries_driver_data)
+{
+	char buf[64];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_uint_eq(reg_mr_in, sizeof(struct siw_ureq_reg_mr));
+	ck_assert_uint_ge(reg_mr_out, sizeof(struct siw_uresp_reg_mr));
+	ck_assert_uint_eq(mr->lkey, 0x4200);
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("siw");
+	TCase *tc = tcase_create("queues");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, map_refuses_missing_queue);
+	tcase_add_test(tc, post_send_encodes);
+	tcase_add_test(tc, post_send_refusals);
+	tcase_add_test(tc, post_send_full);
+	tcase_add_test(tc, post_send_not_connected);
+	tcase_add_test(tc, post_recv_encodes);
+	tcase_add_test(tc, poll_cq_fields);
+	tcase_add_test(tc, poll_cq_wraps);
+	tcase_add_test(tc, notify_arms_the_shared_control);
+	tcase_add_test(tc, reg_mr_carries_driver_data);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
