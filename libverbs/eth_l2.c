@@ -26,6 +26,7 @@
 #include <linux/sockios.h>
 
 #include "internal.h"
+#include "netlink.h"
 
 /* How long a neighbour may take to answer; the kernel retries ARP and
  * neighbour solicitation once a second, three times by default. */
@@ -107,42 +108,26 @@ static void put_attr(struct rt_request *req, uint16_t type, const void *data, si
 	req->hdr.nlmsg_len = NLMSG_ALIGN(req->hdr.nlmsg_len) + RTA_ALIGN(rta->rta_len);
 }
 
+static int keep_reply(struct nlmsghdr *nlh, void *arg)
+{
+	*(struct nlmsghdr **)arg = nlh;
+	return 0;
+}
+
 /* Sends req and reads its one reply into buf: the reply, or NULL with
  * errno (the kernel's, if it answered with an error). */
 static struct nlmsghdr *rt_ask(int fd, struct rt_request *req, void *buf, size_t size)
 {
-	static _Atomic uint32_t seq;
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK }, from;
-	socklen_t from_len;
-	struct nlmsghdr *nlh;
-	ssize_t len;
+	struct nlmsghdr *reply = NULL;
+	int ret;
 
 	req->hdr.nlmsg_flags = NLM_F_REQUEST;
-	req->hdr.nlmsg_seq = ++seq;
-	if (sendto(fd, req, req->hdr.nlmsg_len, 0, (struct sockaddr *)&kernel,
-		   sizeof(kernel)) < 0)
-		return NULL;
-	for (;;) {
-		from_len = sizeof(from);
-		len = recvfrom(fd, buf, size, 0, (struct sockaddr *)&from, &from_len);
-		if (len < 0 && errno == EINTR)
-			continue;
-		if (len < 0)
-			return NULL;
-		if (from.nl_pid != 0)
-			continue;
-		for (nlh = buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_seq != req->hdr.nlmsg_seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *err = NLMSG_DATA(nlh);
-
-				errno = err->error ? -err->error : EPROTO;
-				return NULL;
-			}
-			return nlh;
-		}
-	}
+	ret = verbs_nl_exchange(fd, &req->hdr, buf, size, keep_reply, &reply);
+	if (ret > 0)
+		errno = ret;
+	else if (!ret && !reply)
+		errno = EPROTO;
+	return ret ? NULL : reply;
 }
 
 static struct rtattr *find_attr(struct rtattr *rta, int len, uint16_t type)

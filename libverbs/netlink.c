@@ -117,39 +117,32 @@ static union {
 	struct nlmsghdr hdr;
 	char bytes[16384];
 } io;
-static uint32_t last_seq;
 
-static int ask(struct nl_sock *sk, struct nlmsghdr *req)
+int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
+		      int (*on_msg)(struct nlmsghdr *, void *), void *arg)
 {
-	req->nlmsg_seq = ++last_seq;
-	return send(nl_socket_get_fd(sk), req, req->nlmsg_len, 0) == (ssize_t)req->nlmsg_len ?
-		0 : -1;
-}
-
-/* Reads the answer to the last request, handing each message to on_msg,
- * until the end of a dump or after a single reply.  0; the kernel's
- * positive errno if it answered with an error; or -1 when the socket
- * failed or on_msg did, which leaves the rest of the answer unread. */
-static int answer(struct nl_sock *sk, int (*on_msg)(struct nlmsghdr *, void *), void *arg)
-{
-	struct sockaddr_nl from;
+	static _Atomic uint32_t seq;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK }, from;
 	socklen_t from_len;
 	struct nlmsghdr *nlh;
 	ssize_t len;
 
+	req->nlmsg_seq = ++seq;
+	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) !=
+	    (ssize_t)req->nlmsg_len)
+		return -1;
 	for (;;) {
 		from_len = sizeof(from);
-		len = recvfrom(nl_socket_get_fd(sk), io.bytes, sizeof(io.bytes), MSG_TRUNC,
-			       (struct sockaddr *)&from, &from_len);
+		len = recvfrom(fd, buf, size, MSG_TRUNC, (struct sockaddr *)&from, &from_len);
 		if (len < 0 && errno == EINTR)
 			continue;
-		if (len < 0 || len > (ssize_t)sizeof(io.bytes))
+		if (len < 0 || len > (ssize_t)size)
 			return -1;
 		/* Only the kernel may answer. */
 		if (from.nl_pid != 0)
 			continue;
-		for (nlh = &io.hdr; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_seq != last_seq)
+		for (nlh = buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
+			if (nlh->nlmsg_seq != req->nlmsg_seq)
 				continue;
 			if (nlh->nlmsg_type == NLMSG_DONE)
 				return 0;
@@ -164,6 +157,12 @@ static int answer(struct nl_sock *sk, int (*on_msg)(struct nlmsghdr *, void *), 
 				return 0;
 		}
 	}
+}
+
+static int exchange(struct nl_sock *sk, struct nlmsghdr *req,
+		    int (*on_msg)(struct nlmsghdr *, void *), void *arg)
+{
+	return verbs_nl_exchange(nl_socket_get_fd(sk), req, &io, sizeof(io), on_msg, arg);
 }
 
 struct dump {
@@ -223,9 +222,7 @@ static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
 	int ret;
 
 	reply.cdev[0] = '\0';
-	if (ask(sk, &req.hdr))
-		return -1;
-	ret = answer(sk, on_chardev, &reply);
+	ret = exchange(sk, &req.hdr, on_chardev, &reply);
 	if (ret < 0)
 		return -1;
 	if (ret > 0 || !reply.cdev[0])
@@ -300,7 +297,7 @@ static int scan(struct nl_sock *sk, struct verbs_found_device **out, bool *suspe
 	struct dump d = {};
 	int kept = 0, ret;
 
-	ret = ask(sk, &req) ? -1 : answer(sk, on_device, &d);
+	ret = exchange(sk, &req, on_device, &d);
 	if (ret) {
 		*suspect = ret < 0;
 		free(d.devs);

@@ -14,4 +14,15 @@ int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *fd);
  * (if reported) driver id, added to fd.  0 or -1. */
 int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd);
 
+/*
+ * One request and its answer on netlink socket fd, read into buf: sends
+ * req (numbering it), then hands each message of the answer to on_msg,
+ * until the end of a dump or after a single reply.  Only the kernel's
+ * messages for this request count.  0; the kernel's positive errno if it
+ * answered with an error; -1 (errno set, or on_msg's failure) when the
+ * rest of the answer may still be unread.
+ */
+int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
+		      int (*on_msg)(struct nlmsghdr *, void *), void *arg);
+
 #endif
