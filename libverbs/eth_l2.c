@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <linux/if_vlan.h>
@@ -258,22 +257,20 @@ static uint16_t vlan_of(int fd, const char *ifname)
 	return ioctl(fd, SIOCGIFVLAN, &args) ? NO_VLAN : args.u.VID;
 }
 
-static int resolve_neighbour(int ifindex, const char *ifname, const struct ip_addr *dst,
-			     uint8_t mac[ETHERNET_LL_SIZE])
+/* inet_fd: a socket for the interface ioctls. */
+static int resolve_neighbour(int inet_fd, int ifindex, const char *ifname,
+			     const struct ip_addr *dst, uint8_t mac[ETHERNET_LL_SIZE])
 {
 	struct ip_addr hop;
 	bool local = false;
-	int fd, inet_fd, ret;
+	int fd, ret;
 
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
 		return errno;
 	ret = next_hop(fd, ifindex, dst, &hop, &local);
 	if (!ret && local) {
-		inet_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		ret = inet_fd < 0 ? errno : own_mac(inet_fd, ifname, mac);
-		if (inet_fd >= 0)
-			close(inet_fd);
+		ret = own_mac(inet_fd, ifname, mac);
 	} else if (!ret) {
 		ret = neighbour(fd, ifindex, &hop, mac);
 		if (ret == EAGAIN)
@@ -297,7 +294,7 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr 
 	struct ibv_gid_entry sgid;
 	char ifname[IF_NAMESIZE];
 	struct ip_addr dst;
-	int fd;
+	int fd, ret;
 
 	if (!attr->is_global)
 		return -EINVAL;
@@ -308,10 +305,9 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr 
 	if (fd < 0)
 		return -errno;
 	*vid = vlan_of(fd, ifname);
-	close(fd);
-
 	gid_to_ip(&attr->grh.dgid, &dst);
-	if (mac_from_gid(&dst, eth_mac))
-		return 0;
-	return -resolve_neighbour(sgid.ndev_ifindex, ifname, &dst, eth_mac);
+	ret = mac_from_gid(&dst, eth_mac) ? 0 :
+	      resolve_neighbour(fd, sgid.ndev_ifindex, ifname, &dst, eth_mac);
+	close(fd);
+	return -ret;
 }
