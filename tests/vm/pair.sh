@@ -12,7 +12,8 @@
 # both exit 0 and the logs have a line matching PATTERN (the programs'
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
-# PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port.
+# PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port, for
+# up to PAIR_LISTEN_SECONDS.
 # OPENVERBS_CMD_MODE, when set, reaches both sides.  Servers still alive
 # at exit are killed.  PAIR_SIDE=reference runs both on upstream's
 # libraries instead, to try a test script itself; PAIR_SIDE=verbs runs
@@ -52,16 +53,18 @@ listening() {
     done
     return 1
 }
+# How long a server may take to listen: PAIR_LISTEN_SECONDS (30; a server
+# under valgrind on a busy host needs more).
 wait_tcp() {
-    local i
-    for ((i = 0; i < 300; i++)); do listening "$1" && return 0; nap 0.05; done
+    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30}))
+    while ((SECONDS < end)); do listening "$1" && return 0; nap 0.05; done
     return 1
 }
 # rdma_cm servers listen on an rdma_cm id, not on a TCP port: the kernel's
 # resource list shows it (PAIR_WAIT=cm).
 wait_cm() {
-    local i
-    for ((i = 0; i < 60; i++)); do
+    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30}))
+    while ((SECONDS < end)); do
         rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' && return 0
         nap 0.1
     done

@@ -25,7 +25,7 @@ for mode in auto write ioctl; do
     fi
 done
 
-PAIR_TIMEOUT=240 pair "ibv_rc_pingpong under memcheck" '[0-9]+ bytes in [0-9.]+ seconds' \
+PAIR_TIMEOUT=240 PAIR_LISTEN_SECONDS=120 pair "ibv_rc_pingpong under memcheck" '[0-9]+ bytes in [0-9.]+ seconds' \
     "${vg[@]}" ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c -n 5 -e -- \
     "${vg[@]}" ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c -n 5 -e 127.0.0.1 ||
     grep -h '^==' "$pair_last".srv "$pair_last".cli
