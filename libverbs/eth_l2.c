@@ -113,20 +113,19 @@ static int keep_reply(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* Sends req and reads its one reply into buf: the reply, or NULL with
- * errno (the kernel's, if it answered with an error). */
-static struct nlmsghdr *rt_ask(int fd, struct rt_request *req, void *buf, size_t size)
+/* Sends req and reads its one reply into buf: 0 with *reply set, or an
+ * errno (the kernel's, if it refused). */
+static int rt_ask(int fd, struct rt_request *req, void *buf, size_t size,
+		  struct nlmsghdr **reply)
 {
-	struct nlmsghdr *reply = NULL;
 	int ret;
 
+	*reply = NULL;
 	req->hdr.nlmsg_flags = NLM_F_REQUEST;
-	ret = verbs_nl_exchange(fd, &req->hdr, buf, size, keep_reply, &reply);
-	if (ret > 0)
-		errno = ret;
-	else if (!ret && !reply)
-		errno = EPROTO;
-	return ret ? NULL : reply;
+	ret = verbs_nl_exchange(fd, &req->hdr, buf, size, keep_reply, reply);
+	if (!ret && !*reply)
+		ret = EPROTO;
+	return ret;
 }
 
 static struct rtattr *find_attr(struct rtattr *rta, int len, uint16_t type)
@@ -156,11 +155,12 @@ static int next_hop(int fd, int ifindex, const struct ip_addr *dst, struct ip_ad
 	struct nlmsghdr *nlh;
 	struct rtmsg *rt;
 	struct rtattr *gw, *oif;
+	int ret;
 
 	put_attr(&req, RTA_DST, dst->bytes, addr_len(dst));
-	nlh = rt_ask(fd, &req, &reply, sizeof(reply));
-	if (!nlh)
-		return errno == ENETUNREACH ? EHOSTUNREACH : errno;
+	ret = rt_ask(fd, &req, &reply, sizeof(reply), &nlh);
+	if (ret)
+		return ret == ENETUNREACH ? EHOSTUNREACH : ret;
 	if (nlh->nlmsg_type != RTM_NEWROUTE)
 		return EPROTO;
 	rt = NLMSG_DATA(nlh);
@@ -194,11 +194,12 @@ static int neighbour(int fd, int ifindex, const struct ip_addr *hop,
 	struct nlmsghdr *nlh;
 	struct ndmsg *nd;
 	struct rtattr *lladdr;
+	int ret;
 
 	put_attr(&req, NDA_DST, hop->bytes, addr_len(hop));
-	nlh = rt_ask(fd, &req, &reply, sizeof(reply));
-	if (!nlh)
-		return errno == ENOENT ? EAGAIN : errno;
+	ret = rt_ask(fd, &req, &reply, sizeof(reply), &nlh);
+	if (ret)
+		return ret == ENOENT ? EAGAIN : ret;
 	if (nlh->nlmsg_type != RTM_NEWNEIGH)
 		return EPROTO;
 	nd = NLMSG_DATA(nlh);

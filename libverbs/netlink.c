@@ -126,18 +126,21 @@ int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
 	socklen_t from_len;
 	struct nlmsghdr *nlh;
 	ssize_t len;
+	int ret;
 
 	req->nlmsg_seq = ++seq;
-	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) !=
-	    (ssize_t)req->nlmsg_len)
-		return -1;
+	/* A netlink datagram goes whole or not at all. */
+	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+		return errno;
 	for (;;) {
 		from_len = sizeof(from);
 		len = recvfrom(fd, buf, size, MSG_TRUNC, (struct sockaddr *)&from, &from_len);
 		if (len < 0 && errno == EINTR)
 			continue;
-		if (len < 0 || len > (ssize_t)size)
-			return -1;
+		if (len < 0)
+			return errno;
+		if (len > (ssize_t)size)
+			return EMSGSIZE;
 		/* Only the kernel may answer. */
 		if (from.nl_pid != 0)
 			continue;
@@ -149,10 +152,11 @@ int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *err = NLMSG_DATA(nlh);
 
-				return err->error ? -err->error : 0;
+				return -err->error;
 			}
-			if (on_msg(nlh, arg))
-				return -1;
+			ret = on_msg(nlh, arg);
+			if (ret)
+				return ret;
 			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
 				return 0;
 		}
@@ -179,7 +183,7 @@ static int on_device(struct nlmsghdr *nlh, void *arg)
 		d->cap = d->cap ? 2 * d->cap : 8;
 		grown = realloc(d->devs, d->cap * sizeof(*grown));
 		if (!grown)
-			return -1;
+			return ENOMEM;
 		d->devs = grown;
 	}
 	if (!verbs_nl_parse_device(nlh, &d->devs[d->n]))
@@ -195,10 +199,11 @@ static int on_chardev(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* Asks which uverbs char device belongs to fd's device.  1 when answered,
- * 0 when the kernel said no (a device without uverbs, or a kernel without
- * GET_CHARDEV: such devices are not listed), -1 when the socket failed.
- * No ACK is asked for: it would come as a second message. */
+/* Asks which uverbs char device belongs to fd's device: 0 with fd filled
+ * in, else an errno: the kernel's refusal (a device without uverbs, or a
+ * kernel without GET_CHARDEV: such devices are not listed), EPROTO for a
+ * reply that cannot be used, or the socket's failure.  No ACK is asked
+ * for: it would come as a second message. */
 static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
 {
 	struct {
@@ -223,19 +228,21 @@ static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
 
 	reply.cdev[0] = '\0';
 	ret = exchange(sk, &req.hdr, on_chardev, &reply);
-	if (ret < 0)
-		return -1;
-	if (ret > 0 || !reply.cdev[0])
-		return 0;
+	if (ret)
+		return ret;
+	if (!reply.cdev[0])
+		return EPROTO;
 	*fd = reply;
-	return 1;
+	return 0;
 }
 
 /* One socket for the life of the process, opened by the first scan:
  * setting one up is most of what a rescan would otherwise cost.  Scans
- * take turns on it.  A socket that saw an error is dropped, since it may
- * still hold the rest of an answer; so is the parent's in a child of
- * fork(), whose answers would go to whichever process read first. */
+ * take turns on it.  A socket that saw an exchange fail is dropped, since
+ * it may still hold the rest of an answer (a refusal by the kernel does
+ * not leave one, but is rare enough not to be told apart); so is the
+ * parent's in a child of fork(), whose answers would go to whichever
+ * process read first. */
 static pthread_mutex_t sock_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 static struct nl_sock *sock;
@@ -285,8 +292,8 @@ static struct nl_sock *open_sock(void)
 	return sk;
 }
 
-/* *suspect is set when the socket failed mid-answer: the rest of the
- * answer may still come, so the socket is not used again. */
+/* *suspect is set when an exchange failed: the rest of its answer may
+ * still come, so the socket is not used again. */
 static int scan(struct nl_sock *sk, struct verbs_found_device **out, bool *suspect)
 {
 	struct nlmsghdr req = {
@@ -295,20 +302,18 @@ static int scan(struct nl_sock *sk, struct verbs_found_device **out, bool *suspe
 		.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 	};
 	struct dump d = {};
-	int kept = 0, ret;
+	int kept = 0;
 
-	ret = exchange(sk, &req, on_device, &d);
-	if (ret) {
-		*suspect = ret < 0;
+	if (exchange(sk, &req, on_device, &d)) {
+		*suspect = true;
 		free(d.devs);
 		errno = EOPNOTSUPP;
 		return -1;
 	}
 	for (int i = 0; i < d.n; i++) {
-		ret = verbs_cached_chardev(&d.devs[i]) ? 1 : query_chardev(sk, &d.devs[i]);
-		if (ret > 0)
+		if (verbs_cached_chardev(&d.devs[i]) || !query_chardev(sk, &d.devs[i]))
 			d.devs[kept++] = d.devs[i];
-		else if (ret < 0)
+		else
 			*suspect = true;
 	}
 	/* Devices but no char device answers: a kernel older than

@@ -18,9 +18,10 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd);
  * One request and its answer on netlink socket fd, read into buf: sends
  * req (numbering it), then hands each message of the answer to on_msg,
  * until the end of a dump or after a single reply.  Only the kernel's
- * messages for this request count.  0; the kernel's positive errno if it
- * answered with an error; -1 (errno set, or on_msg's failure) when the
- * rest of the answer may still be unread.
+ * messages for this request count.  0 or a positive errno: the kernel's
+ * if it refused the request, on_msg's if it failed (on_msg returns 0 or
+ * an errno), else the socket's (EMSGSIZE for a message larger than buf).
+ * After a failure the rest of the answer may still be waiting on fd.
  */
 int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
 		      int (*on_msg)(struct nlmsghdr *, void *), void *arg);

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* RDMA netlink replies, built here the way the kernel sends them, fed to
- * the discovery parser. */
+ * the discovery parser; and the request/answer loop, against the host's
+ * rtnetlink, which every kernel has (RDMA netlink it may not). */
 #include <check.h>
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <rdma/rdma_netlink.h>
@@ -186,6 +192,108 @@ START_TEST(chardev_without_name_is_rejected)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The exchange: 0 or a positive errno, whatever went wrong            */
+
+struct link_request {
+	struct nlmsghdr hdr;
+	struct ifinfomsg ifi;
+};
+
+static struct link_request link_request(int ifindex, uint16_t flags)
+{
+	return (struct link_request){
+		.hdr = { .nlmsg_len = sizeof(struct link_request), .nlmsg_type = RTM_GETLINK,
+			 .nlmsg_flags = NLM_F_REQUEST | flags },
+		.ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex },
+	};
+}
+
+static int route_socket(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+static int count_links(struct nlmsghdr *nlh, void *arg)
+{
+	if (nlh->nlmsg_type == RTM_NEWLINK)
+		++*(int *)arg;
+	return 0;
+}
+
+static int refuse_with_enomem(struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	(void)arg;
+	return ENOMEM;
+}
+
+static union {
+	struct nlmsghdr hdr;
+	char bytes[32768];
+} answer;
+
+START_TEST(exchange_reads_a_whole_dump)
+{
+	struct link_request req = link_request(0, NLM_F_DUMP);
+	int fd = route_socket(), links = 0;
+
+	ck_assert_int_eq(verbs_nl_exchange(fd, &req.hdr, &answer, sizeof(answer),
+					   count_links, &links), 0);
+	ck_assert_int_ge(links, 1);	/* lo, at least */
+	close(fd);
+}
+END_TEST
+
+START_TEST(exchange_returns_the_kernels_refusal)
+{
+	struct link_request req = link_request(INT_MAX, 0);
+	int fd = route_socket(), links = 0;
+
+	ck_assert_int_eq(verbs_nl_exchange(fd, &req.hdr, &answer, sizeof(answer),
+					   count_links, &links), ENODEV);
+	ck_assert_int_eq(links, 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(exchange_returns_the_callbacks_failure)
+{
+	struct link_request req = link_request(1, 0);	/* lo */
+	int fd = route_socket();
+
+	ck_assert_int_eq(verbs_nl_exchange(fd, &req.hdr, &answer, sizeof(answer),
+					   refuse_with_enomem, NULL), ENOMEM);
+	close(fd);
+}
+END_TEST
+
+START_TEST(exchange_socket_failure_is_a_positive_errno)
+{
+	struct link_request req = link_request(1, 0);
+	int links = 0;
+
+	ck_assert_int_eq(verbs_nl_exchange(-1, &req.hdr, &answer, sizeof(answer),
+					   count_links, &links), EBADF);
+}
+END_TEST
+
+START_TEST(exchange_answer_larger_than_the_buffer_is_emsgsize)
+{
+	struct link_request req = link_request(1, 0);
+	int fd = route_socket(), links = 0;
+	struct nlmsghdr small[2];
+
+	ck_assert_int_eq(verbs_nl_exchange(fd, &req.hdr, small, sizeof(small),
+					   count_links, &links), EMSGSIZE);
+	ck_assert_int_eq(links, 0);
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("netlink");
@@ -202,6 +310,13 @@ int main(void)
 	tcase_add_test(tc, chardev_reply);
 	tcase_add_test(tc, chardev_large_minor_and_no_driver_id);
 	tcase_add_test(tc, chardev_without_name_is_rejected);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exchange");
+	tcase_add_test(tc, exchange_reads_a_whole_dump);
+	tcase_add_test(tc, exchange_returns_the_kernels_refusal);
+	tcase_add_test(tc, exchange_returns_the_callbacks_failure);
+	tcase_add_test(tc, exchange_socket_failure_is_a_positive_errno);
+	tcase_add_test(tc, exchange_answer_larger_than_the_buffer_is_emsgsize);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
