@@ -32,24 +32,24 @@ static const uint16_t wanted[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID] = sizeof(uint32_t),
 };
 
-/* tb[type] = the last attribute of each wanted type; -1 if one of them
- * is too short or an unterminated string. */
+/* tb[type] = the last attribute of each wanted type; EPROTO if one of
+ * them is too short or an unterminated string. */
 static int parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
 	int left = (int)nlh->nlmsg_len - NLMSG_HDRLEN;
 	struct nlattr *nla = NLMSG_DATA(nlh);
 
 	if (left < 0)
-		return -1;
+		return EPROTO;
 	while (left >= NLA_HDRLEN && nla->nla_len >= NLA_HDRLEN && nla->nla_len <= left) {
 		unsigned int type = nla->nla_type & NLA_TYPE_MASK;
 		int len = nla->nla_len - NLA_HDRLEN;
 
 		if (type < RDMA_NLDEV_ATTR_MAX && wanted[type]) {
 			if (len < (wanted[type] & ~STRING))
-				return -1;
+				return EPROTO;
 			if ((wanted[type] & STRING) && ((char *)nla_data(nla))[len - 1])
-				return -1;
+				return EPROTO;
 			tb[type] = nla;
 		}
 		left -= NLA_ALIGN(nla->nla_len);
@@ -64,12 +64,12 @@ int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *fd)
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
 
 	if (parse(nlh, tb) || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
-		return -1;
+		return EPROTO;
 	memset(fd, 0, sizeof(*fd));
 	fd->ibdev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
 	if (nla_strlcpy(fd->ibdev, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(fd->ibdev)) >=
 	    sizeof(fd->ibdev))
-		return -1;
+		return EPROTO;
 	if (tb[RDMA_NLDEV_ATTR_NODE_GUID])
 		fd->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
 	fd->node_type = tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] ?
@@ -87,10 +87,10 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd)
 
 	if (parse(nlh, tb) || !tb[RDMA_NLDEV_ATTR_CHARDEV] ||
 	    !tb[RDMA_NLDEV_ATTR_CHARDEV_NAME] || !tb[RDMA_NLDEV_ATTR_CHARDEV_ABI])
-		return -1;
+		return EPROTO;
 	if (nla_strlcpy(fd->cdev, tb[RDMA_NLDEV_ATTR_CHARDEV_NAME], sizeof(fd->cdev)) >=
 	    sizeof(fd->cdev))
-		return -1;
+		return EPROTO;
 	/* The kernel's 64-bit encoding of dev_t: minor's low byte, major,
 	 * then the rest of the minor. */
 	devnum = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV]);

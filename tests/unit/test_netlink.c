@@ -69,11 +69,11 @@ START_TEST(device_without_index_or_name_is_rejected)
 	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
 
 	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
 	nlmsg_free(msg);
 	msg = reply(RDMA_NLDEV_CMD_GET);
 	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -87,7 +87,7 @@ START_TEST(overlong_name_is_rejected)
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	msg = device_msg(0, name);
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -100,7 +100,7 @@ START_TEST(wrongly_sized_attribute_is_rejected)
 
 	nla_put(msg, RDMA_NLDEV_ATTR_DEV_INDEX, sizeof(half), &half);
 	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -112,7 +112,7 @@ START_TEST(unterminated_name_is_rejected)
 
 	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	nla_put(msg, RDMA_NLDEV_ATTR_DEV_NAME, 4, "rxe0");
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), -1);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -187,7 +187,7 @@ START_TEST(chardev_without_name_is_rejected)
 
 	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV, 1);
 	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, 1);
-	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), -1);
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
