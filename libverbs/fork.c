@@ -10,10 +10,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
 #include "fork.h"
+#include "netlink.h"
 
 /* ---- Hash index by start address ---- */
 
@@ -618,49 +618,35 @@ size_t fork_smaps_page_size(FILE *smaps, uintptr_t addr)
 
 /* ---- Kernel copy-on-fork support, over RDMA netlink ---- */
 
+static int on_sys_reply(struct nlmsghdr *nlh, void *copies)
+{
+	return verbs_nl_parse_sys(nlh, copies);
+}
+
+/* Not knowing only costs the tree: every failure reads as "no", and
+ * callers see no trace of a kernel without RDMA netlink. */
 static bool query_copy_on_fork(void)
 {
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct nlmsghdr req = {
 		.nlmsg_len = NLMSG_LENGTH(0),
 		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET),
 		.nlmsg_flags = NLM_F_REQUEST,
-		.nlmsg_seq = 1,
 	};
 	union {
 		struct nlmsghdr hdr;
-		char buf[4096];
-	} reply;
-	struct nlmsghdr *h = &reply.hdr;
+		char bytes[4096];
+	} answer;
 	bool copies = false;
-	int saved_errno = errno, fd, len;
+	int saved_errno = errno, fd;
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
-	if (fd < 0)
-		goto out_errno;
 	/* The kernel answers while handling sendto(), so the reply is already
-	 * queued: never block here, not knowing only costs the tree. */
-	if (sendto(fd, &req, req.nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		goto out;
-	len = recv(fd, &reply, sizeof(reply), MSG_DONTWAIT);
-	for (; len > 0 && NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-		struct nlattr *a = NLMSG_DATA(h);
-		int left = h->nlmsg_len - NLMSG_HDRLEN;
-
-		if (h->nlmsg_type != req.nlmsg_type)
-			break;
-		for (; left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left;
-		     left -= NLA_ALIGN(a->nla_len),
-		     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
-			if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK &&
-			    a->nla_len > NLA_HDRLEN)
-				copies = *((uint8_t *)a + NLA_HDRLEN) == 1;
-		}
+	 * queued: a non-blocking socket never waits, even if it never comes. */
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_RDMA);
+	if (fd >= 0) {
+		if (verbs_nl_exchange(fd, &req, &answer, sizeof(answer), on_sys_reply, &copies))
+			copies = false;
+		close(fd);
 	}
-out:
-	close(fd);
-out_errno:
-	/* Callers see no trace of a kernel without RDMA netlink. */
 	errno = saved_errno;
 	return copies;
 }

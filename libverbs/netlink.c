@@ -17,7 +17,7 @@
 
 #include "netlink.h"
 
-/* The attributes discovery reads, with the least payload each may have
+/* The attributes discovery and fork safety read, with the least payload each may have
  * (strings: their NUL).  Parsed by hand: libnl's policy-checked parse of
  * every attribute of every reply was a third of a warm rescan. */
 enum { STRING = 0x8000 };
@@ -30,6 +30,7 @@ static const uint16_t wanted[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_CHARDEV_ABI] = sizeof(uint64_t),
 	[RDMA_NLDEV_ATTR_CHARDEV_NAME] = STRING | 1,
 	[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID] = sizeof(uint32_t),
+	[RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK] = sizeof(uint8_t),
 };
 
 /* tb[type] = the last attribute of each wanted type; EPROTO if one of
@@ -102,6 +103,18 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd)
 		fd->driver_id = nla_get_u32(id);
 	else if (id && nla_len(id) == sizeof(uint64_t))
 		fd->driver_id = nla_get_u64(id);
+	return 0;
+}
+
+int verbs_nl_parse_sys(struct nlmsghdr *nlh, bool *copy_on_fork)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
+	struct nlattr *copies;
+
+	if (parse(nlh, tb))
+		return EPROTO;
+	copies = tb[RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK];
+	*copy_on_fork = copies && nla_get_u8(copies) == 1;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* RDMA netlink message parsing, apart so tests can feed it messages. */
+/* RDMA netlink: message parsing, apart so tests can feed it messages, and
+ * the request/answer loop shared by every netlink question libverbs asks. */
 #ifndef OPENVERBS_NETLINK_H
 #define OPENVERBS_NETLINK_H
 
@@ -13,6 +14,9 @@ int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *fd);
 /* An RDMA_NLDEV_CMD_GET_CHARDEV reply: char device name, number, ABI and
  * (if reported) driver id, added to fd.  0 or EPROTO. */
 int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd);
+/* An RDMA_NLDEV_CMD_SYS_GET reply: whether the kernel copies pinned pages
+ * into a child of fork() (false when it does not say).  0 or EPROTO. */
+int verbs_nl_parse_sys(struct nlmsghdr *nlh, bool *copy_on_fork);
 
 /*
  * One request and its answer on netlink socket fd, read into buf: sends

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -572,6 +573,9 @@ static bool copy_on_fork(void)
 	return true;
 }
 
+/* The kernel's own answer, before real_setup() decides for the tests. */
+static bool (*kernel_copies_on_fork)(void);
+
 static void real_setup(void)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -674,6 +678,29 @@ START_TEST(copy_on_fork_kernel_needs_nothing)
 	ck_assert_int_eq(ibv_dofork_range(p, page_size), 0);
 	/* Even a late init succeeds: there is nothing to set up. */
 	ck_assert_int_eq(ibv_fork_init(), 0);
+}
+END_TEST
+
+static int lowest_free_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	return fd;
+}
+
+/* The real question, on whatever kernel runs the tests (with RDMA netlink
+ * or without, as on most build hosts): errno and the descriptor table
+ * come out as they went in, whatever the answer. */
+START_TEST(copy_on_fork_query_leaves_no_trace)
+{
+	int free_fd = lowest_free_fd();
+
+	errno = EDOM;
+	kernel_copies_on_fork();
+	ck_assert_int_eq(errno, EDOM);
+	ck_assert_int_eq(lowest_free_fd(), free_fd);
 }
 END_TEST
 
@@ -813,6 +840,7 @@ int main(void)
 	tcase_add_test(tc_api, child_does_not_get_the_pages);
 	tcase_add_test(tc_api, range_call_first_makes_init_fail);
 	tcase_add_test(tc_api, copy_on_fork_kernel_needs_nothing);
+	tcase_add_test(tc_api, copy_on_fork_query_leaves_no_trace);
 	tcase_add_test(tc_api, madvise_error_is_returned_in_errno);
 	tcase_add_test(tc_api, range_past_the_address_space_is_einval);
 	tcase_add_loop_test(tc_api, environment_enables_at_library_init, 0, 8);
@@ -820,6 +848,7 @@ int main(void)
 	tcase_add_test(tc_api, threads_leave_every_page_balanced);
 	suite_add_tcase(s, tc_api);
 
+	kernel_copies_on_fork = verbs_fork_kernel_copies_on_fork;
 	sr = srunner_create(s);
 	/* The api tests change process-wide state that cannot be reset (fork
 	 * safety, once on, stays on): each must run in a fresh child. */

@@ -192,6 +192,53 @@ START_TEST(chardev_without_name_is_rejected)
 }
 END_TEST
 
+/* RDMA_NLDEV_CMD_SYS_GET replies, as fork safety's copy-on-fork question
+ * gets them: kernel 6.1 says it copies pinned pages into a child of
+ * fork(); kernels before 5.12 do not say. */
+static struct nl_msg *sys_msg(bool with_copy_on_fork)
+{
+	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_SYS_GET);
+
+	ck_assert_int_eq(nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, 1), 0);
+	if (with_copy_on_fork)
+		ck_assert_int_eq(nla_put_u8(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1), 0);
+	return msg;
+}
+
+START_TEST(sys_reply_says_copy_on_fork)
+{
+	struct nl_msg *msg = sys_msg(true);
+	bool copies = false;
+
+	ck_assert_int_eq(verbs_nl_parse_sys(nlmsg_hdr(msg), &copies), 0);
+	ck_assert(copies);
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(sys_reply_of_an_older_kernel_says_no_copy)
+{
+	struct nl_msg *msg = sys_msg(false);
+	bool copies = true;
+
+	ck_assert_int_eq(verbs_nl_parse_sys(nlmsg_hdr(msg), &copies), 0);
+	ck_assert(!copies);
+	nlmsg_free(msg);
+}
+END_TEST
+
+START_TEST(sys_reply_with_empty_copy_on_fork_is_rejected)
+{
+	struct nl_msg *msg = sys_msg(false);
+	bool copies = false;
+
+	ck_assert_int_eq(nla_put(msg, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 0, NULL), 0);
+	ck_assert_int_eq(verbs_nl_parse_sys(nlmsg_hdr(msg), &copies), EPROTO);
+	ck_assert(!copies);
+	nlmsg_free(msg);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* The exchange: 0 or a positive errno, whatever went wrong            */
 
@@ -310,6 +357,9 @@ int main(void)
 	tcase_add_test(tc, chardev_reply);
 	tcase_add_test(tc, chardev_large_minor_and_no_driver_id);
 	tcase_add_test(tc, chardev_without_name_is_rejected);
+	tcase_add_test(tc, sys_reply_says_copy_on_fork);
+	tcase_add_test(tc, sys_reply_of_an_older_kernel_says_no_copy);
+	tcase_add_test(tc, sys_reply_with_empty_copy_on_fork_is_rejected);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("exchange");
 	tcase_add_test(tc, exchange_reads_a_whole_dump);
