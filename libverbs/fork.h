@@ -6,6 +6,11 @@
  * a red-black tree of disjoint, page-aligned ranges, also hashed by start
  * address so that re-referencing a known range costs O(1).
  *
+ * Three parts: the public API and the kernel's copy-on-fork question
+ * (fork.c), the tree (fork_tree.c) and the page-size lookup for huge
+ * pages (fork_page_size.c).  Nothing here is exported beyond the ibv_*
+ * calls.
+ *
  * What the rest of libibverbs must do:
  *  - call verbs_fork_init_from_env() once, from the library's one-time
  *    initialisation (ibv_get_device_list), which is when upstream reads
@@ -25,6 +30,8 @@
 
 #include "internal.h"
 
+/* ---- The public part (fork.c) ---- */
+
 #pragma GCC visibility push(default)
 /* Exported since IBVERBS_1.1 but declared in no public header: upstream
  * keeps them in its provider interface. */
@@ -35,6 +42,12 @@ int ibv_dofork_range(void *base, size_t size);
 /* Applies RDMAV_FORK_SAFE / IBV_FORK_SAFE (set to anything but "0"): 0 when
  * neither asks for fork safety, else what ibv_fork_init() returned. */
 int verbs_fork_init_from_env(void);
+
+/* Whether the kernel copies pinned pages into a child (RDMA netlink); a
+ * seam so tests can pretend it does.  Asked once per process. */
+extern bool (*verbs_fork_kernel_copies_on_fork)(void);
+
+/* ---- The interval tree (fork_tree.c) ---- */
 
 /* A run of pages [start, end) with the same reference count (> 0).  Nodes
  * are also linked in address order, so walking a range costs O(1) a step. */
@@ -72,12 +85,13 @@ int fork_tree_update(struct fork_tree *tree, uintptr_t start, uintptr_t end, int
 /* Frees every node; the tree is left empty and usable. */
 void fork_tree_clear(struct fork_tree *tree);
 
+/* ---- Page size of a mapping (fork_page_size.c) ---- */
+
 /* The kernel page size of the mapping that holds addr, read from an smaps
  * listing; 0 when no mapping there holds it. */
 size_t fork_smaps_page_size(FILE *smaps, uintptr_t addr);
 
-/* Whether the kernel copies pinned pages into a child (RDMA netlink); a
- * seam so tests can pretend it does.  Asked once per process. */
-extern bool (*verbs_fork_kernel_copies_on_fork)(void);
+/* The same for this process (/proc/self/smaps); 0 when unknown. */
+size_t fork_mapping_page_size(uintptr_t addr);
 
 #endif
