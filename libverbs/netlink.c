@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device discovery over RDMA netlink: one dump of the devices, then one
- * question about its uverbs character device per device not seen before.
+ * RDMA netlink: device discovery (one dump of the devices, then one
+ * question about its uverbs character device per device not seen before),
+ * the parsing of the replies libverbs reads, and the request/answer loop
+ * every netlink question goes through.
  */
 #include <errno.h>
 #include <pthread.h>
