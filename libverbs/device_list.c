@@ -27,11 +27,11 @@
 
 #include "internal.h"
 
-int (*verbs_scan_netlink)(struct verbs_found_device **out) = verbs_netlink_scan;
+int (*verbs_netlink_scanner)(struct verbs_found_device **out) = verbs_netlink_scan;
 
 /* A device no provider wants, remembered so it is not probed again. */
 struct unmatched {
-	struct verbs_found_device fd;
+	struct verbs_found_device found;
 	struct unmatched *next;
 };
 
@@ -53,28 +53,28 @@ static uint64_t parse_guid(const char *s)
 	return (uint64_t)g[0] << 48 | (uint64_t)g[1] << 32 | (uint64_t)g[2] << 16 | g[3];
 }
 
-static bool sysfs_device(const char *cdev, struct verbs_found_device *fd)
+static bool sysfs_device(const char *cdev, struct verbs_found_device *found)
 {
 	unsigned int major, minor;
 	char buf[64];
 
-	memset(fd, 0, sizeof(*fd));
-	fd->ibdev_index = -1;
-	fd->driver_id = RDMA_DRIVER_UNKNOWN;
-	fd->node_type = IBV_NODE_UNKNOWN;
-	if (strlen(cdev) >= sizeof(fd->cdev) ||
-	    verbs_read_sysfs(fd->ibdev, sizeof(fd->ibdev), "class/infiniband_verbs/%s/ibdev", cdev) <= 0 ||
+	memset(found, 0, sizeof(*found));
+	found->ibdev_index = -1;
+	found->driver_id = RDMA_DRIVER_UNKNOWN;
+	found->node_type = IBV_NODE_UNKNOWN;
+	if (strlen(cdev) >= sizeof(found->cdev) ||
+	    verbs_read_sysfs(found->ibdev, sizeof(found->ibdev), "class/infiniband_verbs/%s/ibdev", cdev) <= 0 ||
 	    verbs_read_sysfs(buf, sizeof(buf), "class/infiniband_verbs/%s/abi_version", cdev) <= 0)
 		return false;
-	strcpy(fd->cdev, cdev);
-	fd->abi_version = atoi(buf);
+	strcpy(found->cdev, cdev);
+	found->abi_version = atoi(buf);
 	if (verbs_read_sysfs(buf, sizeof(buf), "class/infiniband_verbs/%s/dev", cdev) > 0 &&
 	    sscanf(buf, "%u:%u", &major, &minor) == 2)
-		fd->devnum = makedev(major, minor);
-	if (verbs_read_sysfs(buf, sizeof(buf), "class/infiniband/%s/node_type", fd->ibdev) > 0)
-		fd->node_type = atoi(buf);
-	if (verbs_read_sysfs(buf, sizeof(buf), "class/infiniband/%s/node_guid", fd->ibdev) > 0)
-		fd->node_guid = parse_guid(buf);
+		found->devnum = makedev(major, minor);
+	if (verbs_read_sysfs(buf, sizeof(buf), "class/infiniband/%s/node_type", found->ibdev) > 0)
+		found->node_type = atoi(buf);
+	if (verbs_read_sysfs(buf, sizeof(buf), "class/infiniband/%s/node_guid", found->ibdev) > 0)
+		found->node_guid = parse_guid(buf);
 	return true;
 }
 
@@ -132,35 +132,35 @@ static bool match_any(const char *const *patterns, const char *s)
 	return false;
 }
 
-static const struct verbs_provider *find_provider(const struct verbs_found_device *fd)
+static const struct verbs_provider *find_provider(const struct verbs_found_device *found)
 {
 	const struct verbs_provider *const *p;
 
-	if (fd->driver_id != RDMA_DRIVER_UNKNOWN)
+	if (found->driver_id != RDMA_DRIVER_UNKNOWN)
 		for (p = __start_verbs_providers; p < __stop_verbs_providers; p++)
-			if ((*p)->driver_id == fd->driver_id)
+			if ((*p)->driver_id == found->driver_id)
 				return *p;
 	for (p = __start_verbs_providers; p < __stop_verbs_providers; p++)
-		if (match_any((*p)->ibdev_patterns, fd->ibdev))
+		if (match_any((*p)->ibdev_patterns, found->ibdev))
 			return *p;
-	if (fd->modalias[0])
+	if (found->modalias[0])
 		for (p = __start_verbs_providers; p < __stop_verbs_providers; p++)
-			if (match_any((*p)->modalias_patterns, fd->modalias))
+			if (match_any((*p)->modalias_patterns, found->modalias))
 				return *p;
 	return NULL;
 }
 
-const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *fd)
+const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *found)
 {
-	const struct verbs_provider *p = find_provider(fd);
+	const struct verbs_provider *p = find_provider(found);
 
 	if (!p) {
-		verbs_warn("no userspace device-specific driver found for %s\n", fd->ibdev);
+		verbs_warn("no userspace device-specific driver found for %s\n", found->ibdev);
 		return NULL;
 	}
-	if (fd->abi_version < p->min_abi || fd->abi_version > p->max_abi) {
+	if (found->abi_version < p->min_abi || found->abi_version > p->max_abi) {
 		verbs_warn("%s: driver ABI %d not supported by provider %s (%d..%d)\n",
-			   fd->ibdev, fd->abi_version, p->name, p->min_abi, p->max_abi);
+			   found->ibdev, found->abi_version, p->name, p->min_abi, p->max_abi);
 		return NULL;
 	}
 	return p;
@@ -182,15 +182,15 @@ void verbs_device_put(struct verbs_device *dev)
 		free(dev);
 }
 
-static bool same_device(const struct verbs_device *dev, const struct verbs_found_device *fd)
+static bool same_device(const struct verbs_device *dev, const struct verbs_found_device *found)
 {
 	/* The kernel never reuses an index, and sysfs-only devices differ in
 	 * their dev_t if they are re-created. */
-	return !strcmp(dev->device.name, fd->ibdev) &&
-	       !strcmp(dev->device.dev_name, fd->cdev) &&
-	       dev->devnum == fd->devnum && dev->ibdev_index == fd->ibdev_index &&
-	       dev->node_guid == htobe64(fd->node_guid) &&
-	       dev->abi_version == fd->abi_version;
+	return !strcmp(dev->device.name, found->ibdev) &&
+	       !strcmp(dev->device.dev_name, found->cdev) &&
+	       dev->devnum == found->devnum && dev->ibdev_index == found->ibdev_index &&
+	       dev->node_guid == htobe64(found->node_guid) &&
+	       dev->abi_version == found->abi_version;
 }
 
 static enum ibv_transport_type transport_of(int node_type)
@@ -213,7 +213,7 @@ static enum ibv_transport_type transport_of(int node_type)
 	}
 }
 
-static struct verbs_device *new_device(const struct verbs_found_device *fd,
+static struct verbs_device *new_device(const struct verbs_found_device *found,
 				       const struct verbs_provider *provider)
 {
 	const char *sysfs = ibv_get_sysfs_path();
@@ -223,72 +223,72 @@ static struct verbs_device *new_device(const struct verbs_found_device *fd,
 	if (!dev)
 		return NULL;
 	ib = &dev->device;
-	ib->node_type = fd->node_type;
-	ib->transport_type = transport_of(fd->node_type);
-	snprintf(ib->name, sizeof(ib->name), "%s", fd->ibdev);
-	snprintf(ib->dev_name, sizeof(ib->dev_name), "%s", fd->cdev);
-	snprintf(ib->dev_path, sizeof(ib->dev_path), "%s/class/infiniband_verbs/%s", sysfs, fd->cdev);
-	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "%s/class/infiniband/%s", sysfs, fd->ibdev);
+	ib->node_type = found->node_type;
+	ib->transport_type = transport_of(found->node_type);
+	snprintf(ib->name, sizeof(ib->name), "%s", found->ibdev);
+	snprintf(ib->dev_name, sizeof(ib->dev_name), "%s", found->cdev);
+	snprintf(ib->dev_path, sizeof(ib->dev_path), "%s/class/infiniband_verbs/%s", sysfs, found->cdev);
+	snprintf(ib->ibdev_path, sizeof(ib->ibdev_path), "%s/class/infiniband/%s", sysfs, found->ibdev);
 	dev->provider = provider;
-	dev->driver_id = fd->driver_id;
-	dev->abi_version = fd->abi_version;
-	dev->ibdev_index = fd->ibdev_index;
-	dev->node_guid = htobe64(fd->node_guid);
-	dev->devnum = fd->devnum;
-	memcpy(dev->modalias, fd->modalias, sizeof(dev->modalias));
+	dev->driver_id = found->driver_id;
+	dev->abi_version = found->abi_version;
+	dev->ibdev_index = found->ibdev_index;
+	dev->node_guid = htobe64(found->node_guid);
+	dev->devnum = found->devnum;
+	memcpy(dev->modalias, found->modalias, sizeof(dev->modalias));
 	return dev;
 }
 
 /* A device is usable only through its /dev node: containers often see
  * the sysfs/netlink entry without it. */
-static bool has_dev_node(const struct verbs_found_device *fd)
+static bool has_dev_node(const struct verbs_found_device *found)
 {
 	char path[PATH_MAX];
 	struct stat st;
 
-	return verbs_dev_path(path, sizeof(path), fd->cdev) && !stat(path, &st);
+	return verbs_dev_path(path, sizeof(path), found->cdev) && !stat(path, &st);
 }
 
-static bool same_unmatched(const struct unmatched *u, const struct verbs_found_device *fd)
+static bool same_unmatched(const struct unmatched *u, const struct verbs_found_device *found)
 {
-	return !strcmp(u->fd.ibdev, fd->ibdev) && !strcmp(u->fd.cdev, fd->cdev) &&
-	       u->fd.devnum == fd->devnum && u->fd.ibdev_index == fd->ibdev_index &&
-	       u->fd.node_guid == fd->node_guid && u->fd.abi_version == fd->abi_version;
+	return !strcmp(u->found.ibdev, found->ibdev) && !strcmp(u->found.cdev, found->cdev) &&
+	       u->found.devnum == found->devnum && u->found.ibdev_index == found->ibdev_index &&
+	       u->found.node_guid == found->node_guid && u->found.abi_version == found->abi_version;
 }
 
-bool verbs_cached_chardev(struct verbs_found_device *fd)
+bool verbs_cached_chardev(struct verbs_found_device *found)
 {
 	struct verbs_device *dev;
 	struct unmatched *u;
-	bool found = false;
+	bool cached = false;
 
 	pthread_mutex_lock(&cache_lock);
-	for (dev = devices; dev && !found; dev = dev->next)
-		if (dev->ibdev_index == fd->ibdev_index && !strcmp(dev->device.name, fd->ibdev)) {
-			snprintf(fd->cdev, sizeof(fd->cdev), "%s", dev->device.dev_name);
-			fd->devnum = dev->devnum;
-			fd->abi_version = dev->abi_version;
-			fd->driver_id = dev->driver_id;
-			found = true;
+	for (dev = devices; dev && !cached; dev = dev->next)
+		if (dev->ibdev_index == found->ibdev_index && !strcmp(dev->device.name, found->ibdev)) {
+			snprintf(found->cdev, sizeof(found->cdev), "%s", dev->device.dev_name);
+			found->devnum = dev->devnum;
+			found->abi_version = dev->abi_version;
+			found->driver_id = dev->driver_id;
+			cached = true;
 		}
-	for (u = unmatched; u && !found; u = u->next)
-		if (u->fd.ibdev_index == fd->ibdev_index && !strcmp(u->fd.ibdev, fd->ibdev)) {
-			memcpy(fd->cdev, u->fd.cdev, sizeof(fd->cdev));
-			fd->devnum = u->fd.devnum;
-			fd->abi_version = u->fd.abi_version;
-			fd->driver_id = u->fd.driver_id;
-			found = true;
+	for (u = unmatched; u && !cached; u = u->next)
+		if (u->found.ibdev_index == found->ibdev_index && !strcmp(u->found.ibdev, found->ibdev)) {
+			memcpy(found->cdev, u->found.cdev, sizeof(found->cdev));
+			found->devnum = u->found.devnum;
+			found->abi_version = u->found.abi_version;
+			found->driver_id = u->found.driver_id;
+			cached = true;
 		}
 	pthread_mutex_unlock(&cache_lock);
-	return found;
+	return cached;
 }
 
-/* Unlinks and returns the entry of *list for fd, or NULL. */
+/* Unlinks and returns the entry of *list for found, or NULL. */
 static struct verbs_device *take_device(struct verbs_device **list,
-					const struct verbs_found_device *fd)
+					const struct verbs_found_device *found)
 {
 	for (struct verbs_device **pp = list; *pp; pp = &(*pp)->next)
-		if (same_device(*pp, fd)) {
+		if (same_device(*pp, found)) {
 			struct verbs_device *dev = *pp;
 
 			*pp = dev->next;
@@ -298,10 +298,10 @@ static struct verbs_device *take_device(struct verbs_device **list,
 }
 
 static struct unmatched *take_unmatched(struct unmatched **list,
-					const struct verbs_found_device *fd)
+					const struct verbs_found_device *found)
 {
 	for (struct unmatched **pp = list; *pp; pp = &(*pp)->next)
-		if (same_unmatched(*pp, fd)) {
+		if (same_unmatched(*pp, found)) {
 			struct unmatched *u = *pp;
 
 			*pp = u->next;
@@ -312,26 +312,26 @@ static struct unmatched *take_unmatched(struct unmatched **list,
 
 /* Probes a device not in the cache and caches the outcome; the new
  * object (with the cache's reference) or NULL. */
-static struct verbs_device *probe(struct verbs_found_device *fd)
+static struct verbs_device *probe(struct verbs_found_device *found)
 {
 	const struct verbs_provider *provider;
 	struct verbs_device *dev;
 	struct unmatched *u;
 
-	verbs_read_sysfs(fd->modalias, sizeof(fd->modalias),
-			 "class/infiniband/%s/device/modalias", fd->ibdev);
-	provider = verbs_match_provider(fd);
+	verbs_read_sysfs(found->modalias, sizeof(found->modalias),
+			 "class/infiniband/%s/device/modalias", found->ibdev);
+	provider = verbs_match_provider(found);
 	if (!provider) {
 		/* Without memory it is merely probed again next time. */
 		u = malloc(sizeof(*u));
 		if (u) {
-			u->fd = *fd;
+			u->found = *found;
 			u->next = unmatched;
 			unmatched = u;
 		}
 		return NULL;
 	}
-	dev = new_device(fd, provider);
+	dev = new_device(found, provider);
 	if (!dev)
 		return NULL;
 	atomic_init(&dev->refcount, 1);
@@ -340,33 +340,33 @@ static struct verbs_device *probe(struct verbs_found_device *fd)
 	return dev;
 }
 
-/* The device object for fd, cached or new, with a reference taken for
+/* The device object for found, cached or new, with a reference taken for
  * the caller.  Entries found again move from *old_devs / *old_unmatched
  * back into the cache. */
-static struct verbs_device *get_device(struct verbs_found_device *fd,
+static struct verbs_device *get_device(struct verbs_found_device *found,
 				       struct verbs_device **old_devs,
 				       struct unmatched **old_unmatched)
 {
 	struct verbs_device *dev;
 	struct unmatched *u;
 
-	dev = take_device(old_devs, fd);
+	dev = take_device(old_devs, found);
 	if (dev) {
 		dev->next = devices;
 		devices = dev;
-	} else if ((u = take_unmatched(old_unmatched, fd))) {
+	} else if ((u = take_unmatched(old_unmatched, found))) {
 		u->next = unmatched;
 		unmatched = u;
 		return NULL;
 	} else {
 		/* Listed twice in one scan: found in the new cache. */
-		for (dev = devices; dev && !same_device(dev, fd); dev = dev->next)
+		for (dev = devices; dev && !same_device(dev, found); dev = dev->next)
 			;
 		for (u = unmatched; !dev && u; u = u->next)
-			if (same_unmatched(u, fd))
+			if (same_unmatched(u, found))
 				return NULL;
 		if (!dev)
-			dev = probe(fd);
+			dev = probe(found);
 		if (!dev)
 			return NULL;
 	}
@@ -383,7 +383,7 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 	int n, usable = 0, listed = 0;
 
 	verbs_init_once();
-	n = verbs_scan_netlink(&found);
+	n = verbs_netlink_scanner(&found);
 	if (n < 0)
 		n = verbs_sysfs_scan(&found);
 	if (n < 0)

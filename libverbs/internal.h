@@ -76,16 +76,16 @@ struct verbs_found_device {
  * malloc'd array.  Netlink first, sysfs when netlink is unavailable. */
 int verbs_netlink_scan(struct verbs_found_device **out);
 int verbs_sysfs_scan(struct verbs_found_device **out);
-/* Fills in fd's char device (name, number, ABI, driver id) from the
- * cache if the device with fd's netlink index and name is there: such
+/* Fills in found's char device (name, number, ABI, driver id) from the
+ * cache if the device with found's netlink index and name is there: such
  * devices need no GET_CHARDEV question.  false if not cached. */
-bool verbs_cached_chardev(struct verbs_found_device *fd);
+bool verbs_cached_chardev(struct verbs_found_device *found);
 /* The provider for a found device, or NULL (said only when warnings are
  * asked for). */
-const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *fd);
+const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *found);
 /* The netlink backend as ibv_get_device_list() calls it: tests replace
  * it, as the host's kernel knows nothing of their fake sysfs trees. */
-extern int (*verbs_scan_netlink)(struct verbs_found_device **out);
+extern int (*verbs_netlink_scanner)(struct verbs_found_device **out);
 
 /* ------------------------------------------------------------------ */
 /* Contexts (context.c)                                                */

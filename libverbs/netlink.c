@@ -62,27 +62,27 @@ static int parse(struct nlmsghdr *nlh, struct nlattr **tb)
 	return 0;
 }
 
-int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *fd)
+int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *found)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
 
 	if (parse(nlh, tb) || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
 		return EPROTO;
-	memset(fd, 0, sizeof(*fd));
-	fd->ibdev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-	if (nla_strlcpy(fd->ibdev, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(fd->ibdev)) >=
-	    sizeof(fd->ibdev))
+	memset(found, 0, sizeof(*found));
+	found->ibdev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	if (nla_strlcpy(found->ibdev, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(found->ibdev)) >=
+	    sizeof(found->ibdev))
 		return EPROTO;
 	if (tb[RDMA_NLDEV_ATTR_NODE_GUID])
-		fd->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
-	fd->node_type = tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] ?
+		found->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
+	found->node_type = tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] ?
 		nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]) : IBV_NODE_UNKNOWN;
-	fd->driver_id = RDMA_DRIVER_UNKNOWN;
-	fd->abi_version = -1;
+	found->driver_id = RDMA_DRIVER_UNKNOWN;
+	found->abi_version = -1;
 	return 0;
 }
 
-int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd)
+int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *found)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
 	struct nlattr *id;
@@ -91,20 +91,20 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *fd)
 	if (parse(nlh, tb) || !tb[RDMA_NLDEV_ATTR_CHARDEV] ||
 	    !tb[RDMA_NLDEV_ATTR_CHARDEV_NAME] || !tb[RDMA_NLDEV_ATTR_CHARDEV_ABI])
 		return EPROTO;
-	if (nla_strlcpy(fd->cdev, tb[RDMA_NLDEV_ATTR_CHARDEV_NAME], sizeof(fd->cdev)) >=
-	    sizeof(fd->cdev))
+	if (nla_strlcpy(found->cdev, tb[RDMA_NLDEV_ATTR_CHARDEV_NAME], sizeof(found->cdev)) >=
+	    sizeof(found->cdev))
 		return EPROTO;
 	/* The kernel's 64-bit encoding of dev_t: minor's low byte, major,
 	 * then the rest of the minor. */
 	devnum = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV]);
-	fd->devnum = makedev((devnum >> 8) & 0xfff, (devnum & 0xff) | ((devnum >> 12) & 0xfff00));
-	fd->abi_version = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]);
+	found->devnum = makedev((devnum >> 8) & 0xfff, (devnum & 0xff) | ((devnum >> 12) & 0xfff00));
+	found->abi_version = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]);
 	/* Documented as u64, sent as u32 by the kernels we know. */
 	id = tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID];
 	if (id && nla_len(id) == sizeof(uint32_t))
-		fd->driver_id = nla_get_u32(id);
+		found->driver_id = nla_get_u32(id);
 	else if (id && nla_len(id) == sizeof(uint64_t))
-		fd->driver_id = nla_get_u64(id);
+		found->driver_id = nla_get_u64(id);
 	return 0;
 }
 
@@ -214,12 +214,12 @@ static int on_chardev(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* Asks which uverbs char device belongs to fd's device: 0 with fd filled
+/* Asks which uverbs char device belongs to found's device: 0 with found filled
  * in, else an errno: the kernel's refusal (a device without uverbs, or a
  * kernel without GET_CHARDEV: such devices are not listed), EPROTO for a
  * reply that cannot be used, or the socket's failure.  No ACK is asked
  * for: it would come as a second message. */
-static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
+static int query_chardev(struct nl_sock *sk, struct verbs_found_device *found)
 {
 	struct {
 		struct nlmsghdr hdr;
@@ -234,11 +234,11 @@ static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
 			.nlmsg_flags = NLM_F_REQUEST,
 		},
 		.index_attr = { NLA_HDRLEN + sizeof(uint32_t), RDMA_NLDEV_ATTR_DEV_INDEX },
-		.index = fd->ibdev_index,
+		.index = found->ibdev_index,
 		.type_attr = { NLA_HDRLEN + sizeof("uverbs"), RDMA_NLDEV_ATTR_CHARDEV_TYPE },
 		.type = "uverbs",
 	};
-	struct verbs_found_device reply = *fd;
+	struct verbs_found_device reply = *found;
 	int ret;
 
 	reply.cdev[0] = '\0';
@@ -247,7 +247,7 @@ static int query_chardev(struct nl_sock *sk, struct verbs_found_device *fd)
 		return ret;
 	if (!reply.cdev[0])
 		return EPROTO;
-	*fd = reply;
+	*found = reply;
 	return 0;
 }
 

@@ -138,7 +138,7 @@ static int efa_netlink(struct verbs_found_device **out)
 
 static void setup(void)
 {
-	verbs_scan_netlink = no_netlink;
+	verbs_netlink_scanner = no_netlink;
 	add_device("uverbs0", "fake0", "1\n", true);
 	add_device("uverbs1", "mod0", "1\n", true);
 	put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
@@ -211,7 +211,7 @@ START_TEST(netlink_driver_id_wins)
 	struct ibv_device *d;
 	int n;
 
-	verbs_scan_netlink = efa_netlink;
+	verbs_netlink_scanner = efa_netlink;
 	list = ibv_get_device_list(&n);
 	ck_assert_int_eq(n, 1);
 	d = list[0];
@@ -350,7 +350,7 @@ START_TEST(cached_devices_need_no_chardev_question)
 	/* Only what the cache holds can be answered. */
 	ibv_free_device_list(ibv_get_device_list(NULL));
 	ck_assert(!verbs_cached_chardev(&fd));
-	verbs_scan_netlink = efa_netlink;
+	verbs_netlink_scanner = efa_netlink;
 	list = ibv_get_device_list(NULL);
 	ck_assert(verbs_cached_chardev(&fd));
 	ck_assert_str_eq(fd.cdev, "uverbs0");
@@ -363,7 +363,7 @@ START_TEST(cached_devices_need_no_chardev_question)
 	ck_assert(!verbs_cached_chardev(&fd));
 	ibv_free_device_list(list);
 	/* A scan without it drops it from the cache. */
-	verbs_scan_netlink = no_netlink;
+	verbs_netlink_scanner = no_netlink;
 	ibv_free_device_list(ibv_get_device_list(NULL));
 	fd.ibdev_index = 5;
 	ck_assert(!verbs_cached_chardev(&fd));
