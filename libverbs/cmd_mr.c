@@ -98,16 +98,6 @@ int verbs_cmd_dereg_mr(struct verbs_mr *mr)
 			    IB_USER_VERBS_CMD_DEREG_MR);
 }
 
-static bool ioctl_only_unavailable(struct ibv_context *ctx)
-{
-	return verbs_priv(ctx)->mode == VERBS_CMD_WRITE;
-}
-
-static int ioctl_only_result(int ret)
-{
-	return ret == ENOTTY || ret == EPROTONOSUPPORT ? EOPNOTSUPP : ret;
-}
-
 int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
 {
 	uint32_t lkey, rkey;
@@ -115,14 +105,12 @@ int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
 	struct vioctl c;
 	int ret;
 
-	if (ioctl_only_unavailable(pd->context))
-		return EOPNOTSUPP;
 	vioctl_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR);
 	vioctl_idr(&c, UVERBS_ATTR_QUERY_MR_HANDLE, handle);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, sizeof(rkey));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length, sizeof(length));
-	ret = ioctl_only_result(vioctl_exec(pd->context, &c));
+	ret = vcmd_ioctl_only(pd->context, VM_QUERY_MR, &c);
 	if (ret)
 		return ret;
 	mr->ibv_mr.context = pd->context;
@@ -144,8 +132,6 @@ int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	struct vioctl c;
 	int ret;
 
-	if (ioctl_only_unavailable(pd->context))
-		return EOPNOTSUPP;
 	vioctl_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR);
 	handle = vioctl_new(&c, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
 	vioctl_idr(&c, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
@@ -157,7 +143,7 @@ int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	vioctl_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
 	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, sizeof(lkey));
 	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, sizeof(rkey));
-	ret = ioctl_only_result(vioctl_exec(pd->context, &c));
+	ret = vcmd_ioctl_only(pd->context, VM_REG_DMABUF_MR, &c);
 	if (ret)
 		return ret;
 	mr->ibv_mr.context = pd->context;

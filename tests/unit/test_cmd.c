@@ -453,7 +453,35 @@ START_TEST(eprotonosupport_means_write_for_that_method)
 }
 END_TEST
 
-/* The tunnel refuses one command (EOPNOTSUPP): write() for it alone. */
+/* Inside a method the kernel knows, EOPNOTSUPP is the handler's answer
+ * (a driver refusing an argument): write() would get the same, so it is
+ * returned as is and the method stays in use. */
+static int cq_create_refused(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	ck_assert_uint_eq(hdr->object_id, UVERBS_OBJECT_CQ);
+	return EOPNOTSUPP;
+}
+
+START_TEST(method_eopnotsupp_is_the_answer)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct verbs_cq cq;
+
+	kernel_ioctl = cq_create_refused;
+	kernel_write = answering_write;
+	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 4, NULL, 0, IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN,
+					     &cq, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(ncalls, 1);
+	kernel_ioctl = cq_kernel_ioctl;
+	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 4, NULL, 0, 0, &cq, NULL), 0);
+	ck_assert_int_eq(ncalls, 2);
+	expect_hdr(&calls[1], UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 5);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* The tunnel looks commands up in the table write() uses: its EOPNOTSUPP
+ * (an unknown command, or the handler's own refusal) is write()'s too. */
 static int tunnel_refuses_pd(struct ib_uverbs_ioctl_hdr *hdr)
 {
 	for (unsigned int i = 0; i < hdr->num_attrs; i++)
@@ -463,22 +491,18 @@ static int tunnel_refuses_pd(struct ib_uverbs_ioctl_hdr *hdr)
 	return 0;
 }
 
-START_TEST(tunnel_refusal_is_per_command)
+START_TEST(tunnelled_eopnotsupp_is_the_answer)
 {
 	struct ibv_context *ctx = new_ctx("auto");
-	struct ibv_pd pd = { .context = ctx, .handle = 3 };
+	struct ibv_pd pd;
 
 	kernel_ioctl = tunnel_refuses_pd;
 	kernel_write = answering_write;
-	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), 0);
+	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), EOPNOTSUPP);
 	ck_assert_int_eq(ncalls, 2);
-	ck_assert_int_eq(calls[1].kind, WRITE);
-	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), 0);
-	ck_assert_int_eq(calls[2].kind, WRITE);
-	/* PD_DESTROY is an ioctl method of its own and still used. */
-	ck_assert_int_eq(verbs_cmd_dealloc_pd(&pd), 0);
-	expect_hdr(&calls[3], UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY, 1);
-	ck_assert_uint_eq(attr(&calls[3], 0)->data, pd.handle);
+	ck_assert_int_eq(calls[0].kind, IOCTL);
+	ck_assert_int_eq(calls[1].kind, IOCTL);
 	free_ctx(ctx);
 }
 END_TEST
@@ -579,6 +603,35 @@ START_TEST(ioctl_get_context_allocates_async_fd)
 	ck_assert_int_ge(ctx->async_fd, 0);
 	ck_assert_int_eq(ctx->num_comp_vectors, 2);
 	ck_assert_uint_eq(verbs_priv(ctx)->core_support, IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* A kernel that makes contexts over ioctl but has no async event object
+ * to give them an event fd. */
+static int context_without_async_events(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->object_id == UVERBS_OBJECT_DEVICE && hdr->method_id == UVERBS_METHOD_GET_CONTEXT) {
+		*(uint32_t *)ptr(&hdr->attrs[0]) = 2;
+		*(uint64_t *)ptr(&hdr->attrs[1]) = 0;
+		return 0;
+	}
+	return EPROTONOSUPPORT;
+}
+
+START_TEST(get_context_is_sent_once)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+
+	kernel_ioctl = context_without_async_events;
+	kernel_write = get_context_write;
+	/* The kernel context exists after the first call: a second
+	 * GET_CONTEXT (by write()) would be refused on this fd. */
+	ck_assert_int_eq(verbs_cmd_get_context(ctx, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(ncalls, 2);
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2);
+	expect_hdr(&calls[1], UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC, 1);
+	ck_assert_int_eq(ctx->async_fd, -1);
 	free_ctx(ctx);
 }
 END_TEST
@@ -695,11 +748,13 @@ int main(void)
 	tcase_add_test(enc, doorbell_posts_nothing);
 	tcase_add_test(fb, enotty_means_write_for_everything);
 	tcase_add_test(fb, eprotonosupport_means_write_for_that_method);
-	tcase_add_test(fb, tunnel_refusal_is_per_command);
+	tcase_add_test(fb, method_eopnotsupp_is_the_answer);
+	tcase_add_test(fb, tunnelled_eopnotsupp_is_the_answer);
 	tcase_add_test(fb, forced_write_never_ioctls);
 	tcase_add_test(fb, forced_ioctl_never_writes);
 	tcase_add_test(fb, write_only_kernel_get_context);
 	tcase_add_test(fb, ioctl_get_context_allocates_async_fd);
+	tcase_add_test(fb, get_context_is_sent_once);
 	tcase_add_test(fb, ioctl_only_method_falls_back_once);
 	tcase_add_test(fb, driver_errors_are_not_refusals);
 	tcase_add_test(destroy, destroy_cq_waits_for_acks);
