@@ -120,8 +120,8 @@ int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
 
-/* GID queries exist only over ioctl: 0, an errno value, or -1 when this
- * kernel (or the forced write mode) cannot answer and sysfs must. */
+/* GID queries exist only over ioctl (vcmd_ioctl_only): EOPNOTSUPP means
+ * this kernel cannot answer and the caller must read sysfs. */
 int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 			 struct ibv_gid_entry *entry);
 int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,

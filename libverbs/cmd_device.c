@@ -303,16 +303,12 @@ int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 	struct vioctl c;
 	int ret;
 
-	if (!vcmd_use_ioctl(ctx, VM_QUERY_GID))
-		return -1;
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY);
 	vioctl_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port);
 	vioctl_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index);
 	vioctl_in_u32(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &k, sizeof(k));
-	ret = vioctl_exec(ctx, &c);
-	if (vcmd_fall_back(ctx, VM_QUERY_GID, &ret))
-		return -1;
+	ret = vcmd_ioctl_only(ctx, VM_QUERY_GID, &c);
 	if (!ret)
 		copy_gid_entry(entry, &k);
 	return ret;
@@ -327,7 +323,7 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	int ret;
 
 	if (!vcmd_use_ioctl(ctx, VM_QUERY_GID))
-		return -1;
+		return EOPNOTSUPP;
 	k = calloc(max_entries ? max_entries : 1, sizeof(*k));
 	if (!k)
 		return ENOMEM;
@@ -336,9 +332,7 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	vioctl_in_u32(&c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, k, max_entries * sizeof(*k));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &num, sizeof(num));
-	ret = vioctl_exec(ctx, &c);
-	if (vcmd_fall_back(ctx, VM_QUERY_GID, &ret))
-		ret = -1;
+	ret = vcmd_ioctl_only(ctx, VM_QUERY_GID, &c);
 	if (!ret) {
 		for (uint64_t i = 0; i < num && i < max_entries; i++)
 			copy_gid_entry(&entries[i], &k[i]);
