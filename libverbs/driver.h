@@ -47,6 +47,12 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
+/* The struct of the given type that holds member at ptr. */
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 

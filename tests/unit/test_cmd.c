@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -728,17 +729,145 @@ START_TEST(disassociated_destroy)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Core verbs over a fake provider                                     */
+
+static struct verbs_context *provider_ctx(const struct verbs_ops *ops)
+{
+	struct ibv_context *ctx = new_ctx("write");
+
+	verbs_set_ops(verbs_get_ctx(ctx), ops);
+	return verbs_get_ctx(ctx);
+}
+
+/* A write() kernel making completion channels out of /dev/null. */
+static int comp_channel_write(void *buf, size_t len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = buf;
+	struct ib_uverbs_create_comp_channel_resp *resp;
+	uint64_t response;
+
+	(void)len;
+	ck_assert_uint_eq(hdr->command, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL);
+	memcpy(&response, hdr + 1, sizeof(response));
+	resp = (void *)(uintptr_t)response;
+	resp->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+/* The provider's create_cq waits, once inside, until the test lets it
+ * finish; then it succeeds or fails as the test says. */
+static sem_t in_create_cq, create_cq_may_finish;
+static int create_cq_errno;
+
+static struct ibv_cq *paused_create_cq(struct ibv_context *ctx, int cqe,
+				       struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct verbs_cq *cq;
+
+	(void)cqe, (void)comp_vector;
+	sem_post(&in_create_cq);
+	sem_wait(&create_cq_may_finish);
+	if (create_cq_errno) {
+		errno = create_cq_errno;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	cq->cq.context = ctx;
+	cq->cq.channel = channel;
+	return &cq->cq;
+}
+
+static struct ibv_cq_ex *failing_create_cq_ex(struct ibv_context *ctx,
+					      struct ibv_cq_init_attr_ex *attr)
+{
+	(void)ctx, (void)attr;
+	errno = ENOMEM;
+	return NULL;
+}
+
+static int free_cq(struct ibv_cq *cq)
+{
+	free(container_of(cq, struct verbs_cq, cq));
+	return 0;
+}
+
+static const struct verbs_ops paused_cq_ops = {
+	.create_cq = paused_create_cq,
+	.create_cq_ex = failing_create_cq_ex,
+	.destroy_cq = free_cq,
+};
+
+static void *create_cq_on(void *channel)
+{
+	struct ibv_comp_channel *ch = channel;
+
+	return ibv_create_cq(ch->context, 4, NULL, ch, 0);
+}
+
+static void cq_setup(void)
+{
+	setup();
+	kernel_write = comp_channel_write;
+	sem_init(&in_create_cq, 0, 0);
+	sem_init(&create_cq_may_finish, 0, 0);
+	create_cq_errno = 0;
+}
+
+START_TEST(channel_is_busy_while_a_cq_is_made_on_it)
+{
+	struct verbs_context *vctx = provider_ctx(&paused_cq_ops);
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(&vctx->context);
+	struct ibv_cq *cq;
+	pthread_t t;
+
+	ck_assert_ptr_nonnull(ch);
+	ck_assert_int_eq(pthread_create(&t, NULL, create_cq_on, ch), 0);
+	sem_wait(&in_create_cq);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), EBUSY);
+	sem_post(&create_cq_may_finish);
+	ck_assert_int_eq(pthread_join(t, (void **)&cq), 0);
+	ck_assert_ptr_nonnull(cq);
+	ck_assert_ptr_eq(cq->channel, ch);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), EBUSY);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+START_TEST(failed_cq_leaves_the_channel_free)
+{
+	struct verbs_context *vctx = provider_ctx(&paused_cq_ops);
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(&vctx->context);
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .channel = ch };
+
+	ck_assert_ptr_nonnull(ch);
+	create_cq_errno = ENOMEM;
+	sem_post(&create_cq_may_finish);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(&vctx->context, 4, NULL, ch, 0));
+	ck_assert_int_eq(errno, ENOMEM);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(&vctx->context, &attr));
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cmd");
 	TCase *enc = tcase_create("encoding"), *fb = tcase_create("fallback");
-	TCase *destroy = tcase_create("destroy");
+	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
 	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(enc, setup, NULL);
 	tcase_add_checked_fixture(fb, setup, NULL);
 	tcase_add_checked_fixture(destroy, setup, NULL);
+	tcase_add_checked_fixture(cq, cq_setup, NULL);
 	tcase_add_test(enc, write_alloc_pd_bytes);
 	tcase_add_test(enc, write_extended_create_cq_bytes);
 	tcase_add_test(enc, tunnelled_alloc_pd_bytes);
@@ -761,7 +890,10 @@ int main(void)
 	tcase_add_test(destroy, disassociated_destroy);
 	suite_add_tcase(s, enc);
 	suite_add_tcase(s, fb);
+	tcase_add_test(cq, channel_is_busy_while_a_cq_is_made_on_it);
+	tcase_add_test(cq, failed_cq_leaves_the_channel_free);
 	suite_add_tcase(s, destroy);
+	suite_add_tcase(s, cq);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
