@@ -373,7 +373,8 @@ int verbs_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 int verbs_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int verbs_cmd_destroy_srq(struct ibv_srq *srq);
 
-/* attr->cap gets the capacities the kernel granted. */
+/* attr->cap gets the capacities the kernel granted; nothing else of attr
+ * is written, and fields its comp_mask leaves out are not read. */
 int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 			struct ibv_qp_init_attr_ex *attr,
 			const struct verbs_udata *udata);

@@ -392,6 +392,43 @@ START_TEST(doorbell_posts_nothing)
 }
 END_TEST
 
+/* Fields comp_mask does not name are the caller's, unread and unchanged;
+ * the capacities the kernel granted are the documented output. */
+START_TEST(create_qp_leaves_the_callers_attr_alone)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 3 };
+	struct ibv_cq cq = { .context = ctx, .handle = 4 };
+	struct ibv_rwq_ind_table *stale = (void *)(uintptr_t)0x1000;
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = &cq, .recv_cq = &cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = &pd, .rwq_ind_tbl = stale,
+	};
+	struct ib_uverbs_create_qp *req;
+	struct verbs_qp qp;
+
+	kernel_write = answering_write;
+	ck_assert_int_eq(verbs_cmd_create_qp(ctx, &qp, &attr, NULL), 0);
+	ck_assert_ptr_eq(attr.rwq_ind_tbl, stale);
+	ck_assert_ptr_eq(attr.pd, &pd);
+	ck_assert_uint_eq(attr.cap.max_send_wr, 0x11111111);
+	ck_assert_ptr_eq(qp.qp.pd, &pd);
+	/* No table was asked for: the legacy command, with the PD. */
+	ck_assert_uint_eq(calls[0].cmd.command, IB_USER_VERBS_CMD_CREATE_QP);
+	req = (void *)(calls[0].raw + sizeof(struct ib_uverbs_cmd_hdr));
+	ck_assert_uint_eq(req->pd_handle, 3);
+
+	attr.comp_mask = 0;
+	ck_assert_int_eq(verbs_cmd_create_qp(ctx, &qp, &attr, NULL), 0);
+	ck_assert_ptr_eq(attr.pd, &pd);
+	ck_assert_ptr_null(qp.qp.pd);
+	req = (void *)(calls[1].raw + sizeof(struct ib_uverbs_cmd_hdr));
+	ck_assert_uint_eq(req->pd_handle, 0);
+	free_ctx(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Fallback decisions                                                  */
 
@@ -875,6 +912,7 @@ int main(void)
 	tcase_add_test(enc, ioctl_query_port_bytes);
 	tcase_add_test(enc, write_post_send_bytes);
 	tcase_add_test(enc, doorbell_posts_nothing);
+	tcase_add_test(enc, create_qp_leaves_the_callers_attr_alone);
 	tcase_add_test(fb, enotty_means_write_for_everything);
 	tcase_add_test(fb, eprotonosupport_means_write_for_that_method);
 	tcase_add_test(fb, method_eopnotsupp_is_the_answer);
