@@ -86,7 +86,7 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					  IBV_CQ_INIT_ATTR_MASK_PD)) {
-		errno = EINVAL;
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (!ops->create_cq_ex) {

@@ -327,6 +327,8 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 	return 0;
 }
 
+/* The walk ends at the first index that cannot be read: past the table
+ * that is ENOENT (no such file), otherwise the read's own errno. */
 int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 {
 	__be16 cur;
@@ -334,6 +336,5 @@ int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pke
 	for (int i = 0; !ibv_query_pkey(context, port_num, i, &cur); i++)
 		if (cur == pkey)
 			return i;
-	errno = ENOENT;
 	return -1;
 }

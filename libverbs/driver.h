@@ -97,7 +97,10 @@ struct verbs_cq {
 };
 
 enum {
-	VERBS_QP_EX = 1 << 0,		/* qp_ex is set up: ibv_qp_to_qp_ex */
+	/* Made by create_qp_ex: ibv_qp_to_qp_ex gives qp_ex, whose wr_*
+	 * entries the provider sets for the send_ops_flags asked (the
+	 * others stay NULL, so QPs must come zeroed). */
+	VERBS_QP_EX = 1 << 0,
 };
 
 struct verbs_qp {

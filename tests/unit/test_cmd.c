@@ -5,12 +5,15 @@
  * the two transports.
  */
 #include <check.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -893,11 +896,169 @@ START_TEST(failed_cq_leaves_the_channel_free)
 }
 END_TEST
 
+/* Extended verbs and their errno conventions */
+
+static struct ibv_qp *calloc_qp(struct ibv_context *ctx)
+{
+	struct verbs_qp *qp = calloc(1, sizeof(*qp));
+
+	qp->qp.context = ctx;
+	return &qp->qp;
+}
+
+static struct ibv_qp *plain_create_qp_ex(struct ibv_context *ctx,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	(void)attr;
+	return calloc_qp(ctx);
+}
+
+static struct ibv_qp *plain_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	(void)attr;
+	return calloc_qp(pd->context);
+}
+
+static int accept_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp, (void)ece;
+	return 0;
+}
+
+START_TEST(every_qp_of_create_qp_ex_has_qp_ex)
+{
+	static const struct verbs_ops ops = { .create_qp_ex = plain_create_qp_ex,
+					      .create_qp = plain_create_qp };
+	struct verbs_context *vctx = provider_ctx(&ops);
+	struct ibv_pd pd = { .context = &vctx->context };
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_RC, .pd = &pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+	};
+	struct ibv_qp *qp;
+
+	/* No send_ops_flags asked: the wr_* entries may be NULL, but the
+	 * QP is an extended one all the same. */
+	qp = ibv_create_qp_ex(&vctx->context, &attr);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(qp), &container_of(qp, struct verbs_qp, qp)->qp_ex);
+	free(qp);
+	/* A PD-only request is an ibv_create_qp() call (verbs.h), and that
+	 * makes a plain QP, as upstream's does. */
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qp = ibv_create_qp_ex(&vctx->context, &attr);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(qp));
+	free(qp);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+/* ibv_set_ece(3): the errno value returned, and errno set as well. */
+START_TEST(set_ece_errors)
+{
+	static const struct verbs_ops none, with_ece = { .set_ece = accept_ece };
+	struct verbs_context *vctx = provider_ctx(&none);
+	struct verbs_qp qp = { .qp.context = &vctx->context };
+	struct ibv_ece ece = { 0 };
+
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ece.vendor_id = 0x15b3;
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	free_ctx(&vctx->context);
+
+	vctx = provider_ctx(&with_ece);
+	qp.qp.context = &vctx->context;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), 0);
+	ece.comp_mask = 1;
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	/* No vendor: nothing to negotiate, whatever else is asked. */
+	ece.vendor_id = 0;
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+/* Unknown extension bits are unsupported, as upstream says. */
+START_TEST(create_cq_ex_unknown_comp_mask)
+{
+	struct verbs_context *vctx = provider_ctx(&paused_cq_ops);
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .comp_mask = 1u << 31 };
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(&vctx->context, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+static const char *in_dir(const char *dir, const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	FILE *f = fopen(in_dir(dir, name), "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A P_Key table the device cannot read past its first entry: the error
+ * of that read is the error of the search. */
+START_TEST(get_pkey_index_keeps_the_real_errno)
+{
+	static const char *const dirs[] = { "ports", "ports/1", "ports/1/pkeys" };
+	char dir[] = "/tmp/openverbs-pkeys-XXXXXX";
+	struct ibv_context *ctx = new_ctx("write");
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(mkdir(in_dir(dir, dirs[i]), 0700), 0);
+	put_file(dir, "ports/1/pkeys/0", "0xffff\n");
+	put_file(dir, "ports/1/pkeys/1", "not a key\n");
+	snprintf(dev.device.ibdev_path, sizeof(dev.device.ibdev_path), "%s", dir);
+
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)), 0);
+	errno = 0;
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	put_file(dir, "ports/1/pkeys/1", "0x8001\n");
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), 1);
+	/* Past the end of the table: no such P_Key. */
+	errno = 0;
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x1234)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+
+	unlink(in_dir(dir, "ports/1/pkeys/0"));
+	unlink(in_dir(dir, "ports/1/pkeys/1"));
+	for (int i = 2; i >= 0; i--)
+		rmdir(in_dir(dir, dirs[i]));
+	rmdir(dir);
+	dev.device.ibdev_path[0] = '\0';
+	free_ctx(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cmd");
 	TCase *enc = tcase_create("encoding"), *fb = tcase_create("fallback");
 	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
+	TCase *conv = tcase_create("conventions");
 	SRunner *sr;
 	int failed;
 
@@ -905,6 +1066,7 @@ int main(void)
 	tcase_add_checked_fixture(fb, setup, NULL);
 	tcase_add_checked_fixture(destroy, setup, NULL);
 	tcase_add_checked_fixture(cq, cq_setup, NULL);
+	tcase_add_checked_fixture(conv, setup, NULL);
 	tcase_add_test(enc, write_alloc_pd_bytes);
 	tcase_add_test(enc, write_extended_create_cq_bytes);
 	tcase_add_test(enc, tunnelled_alloc_pd_bytes);
@@ -931,7 +1093,12 @@ int main(void)
 	tcase_add_test(cq, channel_is_busy_while_a_cq_is_made_on_it);
 	tcase_add_test(cq, failed_cq_leaves_the_channel_free);
 	suite_add_tcase(s, destroy);
+	tcase_add_test(conv, every_qp_of_create_qp_ex_has_qp_ex);
+	tcase_add_test(conv, set_ece_errors);
+	tcase_add_test(conv, create_cq_ex_unknown_comp_mask);
+	tcase_add_test(conv, get_pkey_index_keeps_the_real_errno);
 	suite_add_tcase(s, cq);
+	suite_add_tcase(s, conv);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
