@@ -8,15 +8,18 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "fork.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
@@ -1053,12 +1056,175 @@ START_TEST(get_pkey_index_keeps_the_real_errno)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Fork protection of memory regions                                   */
+
+static long page;
+
+/* The kernel's word: is the mapping holding addr kept out of fork()
+ * children ("dc" in its VmFlags)? */
+static bool dontfork(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	uintptr_t lo, hi, a = (uintptr_t)addr;
+	bool inside = false, dc = false;
+	char line[1024];
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
+			inside = lo <= a && a < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			dc = strstr(line, " dc") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return dc;
+}
+
+static bool kernel_needs_dontfork(void)
+{
+	return false;
+}
+
+/* Two pages and an unmapped one after them.  madvise() splits mappings,
+ * so smaps tells each page's advice. */
+static char *two_pages(void)
+{
+	char *p = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(munmap(p + 2 * page, page), 0);
+	return p;
+}
+
+static void mr_setup(void)
+{
+	setup();
+	kernel_write = answering_write;
+	page = sysconf(_SC_PAGESIZE);
+	verbs_fork_kernel_copies_on_fork = kernel_needs_dontfork;
+	ck_assert_int_eq(ibv_fork_init(), 0);
+}
+
+static int refusing_rereg(void *buf, size_t len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = buf;
+
+	return hdr->command == IB_USER_VERBS_CMD_REREG_MR ? EINVAL : answering_write(buf, len);
+}
+
+/* Turning on-demand paging off makes the MR pin its pages: they must be
+ * counted, or its dereg takes another MR's protection with it. */
+START_TEST(rereg_to_pinned_counts_the_pages)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *pinned, *odp;
+
+	pinned = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+	odp = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	ck_assert(pinned && odp);
+	ck_assert_int_eq(ibv_rereg_mr(odp, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE), 0);
+	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
+	ck_assert(dontfork(p));
+	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
+	ck_assert(!dontfork(p));
+	free_ctx(ctx);
+}
+END_TEST
+
+/* Turning it on releases them: on-demand MRs pin nothing. */
+START_TEST(rereg_to_on_demand_releases_the_pages)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *mr = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert_ptr_nonnull(mr);
+	ck_assert(dontfork(p));
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND), 0);
+	ck_assert(!dontfork(p));
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, &pd, NULL, 0, 0), 0);
+	ck_assert(!dontfork(p));
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert(!dontfork(p));
+	free_ctx(ctx);
+}
+END_TEST
+
+START_TEST(rereg_moves_the_protection)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *mr = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + page, page,
+				      0), 0);
+	ck_assert(!dontfork(p));
+	ck_assert(dontfork(p + page));
+	/* A range that cannot be protected: nothing changes. */
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + 2 * page,
+				      page, 0), IBV_REREG_MR_ERR_DONT_FORK_NEW);
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_ptr_eq(mr->addr, p + page);
+	/* Moved and made on-demand at once: nothing stays protected. */
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION |
+				      IBV_REREG_MR_CHANGE_ACCESS, NULL, p, page,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND), 0);
+	ck_assert(!dontfork(p));
+	ck_assert(!dontfork(p + page));
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* The kernel refuses: the counts are as they were before the call. */
+START_TEST(refused_rereg_keeps_the_counts)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *odp = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	struct ibv_mr *pinned = ibv_reg_mr(&pd, p + page, page, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert(odp && pinned);
+	kernel_write = refusing_rereg;
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(odp, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE), IBV_REREG_MR_ERR_CMD);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert(!dontfork(p));
+	ck_assert_int_eq(ibv_rereg_mr(pinned, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p, page, 0),
+			 IBV_REREG_MR_ERR_CMD);
+	ck_assert(!dontfork(p));
+	ck_assert(dontfork(p + page));
+	ck_assert_int_eq(ibv_rereg_mr(pinned, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND),
+			 IBV_REREG_MR_ERR_CMD);
+	ck_assert(dontfork(p + page));
+	kernel_write = answering_write;
+	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
+	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
+	ck_assert(!dontfork(p + page));
+	free_ctx(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cmd");
 	TCase *enc = tcase_create("encoding"), *fb = tcase_create("fallback");
 	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
-	TCase *conv = tcase_create("conventions");
+	TCase *conv = tcase_create("conventions"), *mr = tcase_create("memory regions");
 	SRunner *sr;
 	int failed;
 
@@ -1067,6 +1233,7 @@ int main(void)
 	tcase_add_checked_fixture(destroy, setup, NULL);
 	tcase_add_checked_fixture(cq, cq_setup, NULL);
 	tcase_add_checked_fixture(conv, setup, NULL);
+	tcase_add_checked_fixture(mr, mr_setup, NULL);
 	tcase_add_test(enc, write_alloc_pd_bytes);
 	tcase_add_test(enc, write_extended_create_cq_bytes);
 	tcase_add_test(enc, tunnelled_alloc_pd_bytes);
@@ -1098,7 +1265,12 @@ int main(void)
 	tcase_add_test(conv, create_cq_ex_unknown_comp_mask);
 	tcase_add_test(conv, get_pkey_index_keeps_the_real_errno);
 	suite_add_tcase(s, cq);
+	tcase_add_test(mr, rereg_to_pinned_counts_the_pages);
+	tcase_add_test(mr, rereg_to_on_demand_releases_the_pages);
+	tcase_add_test(mr, rereg_moves_the_protection);
+	tcase_add_test(mr, refused_rereg_keeps_the_counts);
 	suite_add_tcase(s, conv);
+	suite_add_tcase(s, mr);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
