@@ -127,6 +127,11 @@ int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 			 size_t max_entries, size_t *num_entries);
 
+/* Whether pd_handle names a PD of ctx's kernel context: 0, the kernel's
+ * errno (ENOENT, EINVAL) when it does not, or EOPNOTSUPP when this kernel
+ * (or the forced write mode) cannot tell.  Nothing is created. */
+int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle);
+
 /* Destroys an object whose ioctl destroy method takes only its handle
  * (attribute 0) and whose write command takes only the handle too. */
 int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,

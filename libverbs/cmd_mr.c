@@ -28,6 +28,35 @@ int verbs_cmd_dealloc_pd(struct ibv_pd *pd)
 			    IB_USER_VERBS_CMD_DEALLOC_PD);
 }
 
+/*
+ * The kernel has no query on PDs, but QP_CREATE checks a call's attributes
+ * in the order given before its handler runs: a PD handle followed by an
+ * attribute no kernel defines fails at the PD when the handle is bad
+ * (ENOENT: nothing has it; EINVAL: another kind of object has it) and at
+ * the unknown attribute (EPROTONOSUPPORT) when it names a PD.  The new
+ * QP's handle attribute, which the handler needs, is never sent, so the
+ * handler cannot run and nothing is made.  That the method exists is
+ * asked first the same way: without attributes it fails for the missing
+ * mandatory ones (EINVAL), where an unknown method is EPROTONOSUPPORT.
+ */
+int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle)
+{
+	/* The last id of the core's namespace, which numbers each method's
+	 * attributes from 0; drivers' ids start right after it. */
+	const uint16_t no_such_attr = UVERBS_UDATA_DRIVER_DATA_FLAG - 1;
+	struct vioctl c;
+	int ret;
+
+	vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
+	ret = vcmd_ioctl_only(ctx, VM_CREATE_QP, &c);
+	if (ret != EINVAL)
+		return ret;
+	vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, pd_handle);
+	vioctl_in_u32(&c, no_such_attr, 0);
+	ret = vioctl_exec(ctx, &c);
+	return ret == EPROTONOSUPPORT ? 0 : ret;
+}
+
 int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		     uint64_t iova, int access, struct verbs_mr *mr,
 		     const struct verbs_udata *udata)

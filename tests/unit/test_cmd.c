@@ -1056,6 +1056,75 @@ START_TEST(get_pkey_index_keeps_the_real_errno)
 }
 END_TEST
 
+/* QP_CREATE as Linux checks a call before any handler runs: attributes
+ * in the order given, a PD handle looked up (5 is a PD, 6 a CQ, nothing
+ * else exists), an unknown mandatory attribute refused, then missing
+ * mandatory ones.  A call that would reach the handler fails the test. */
+static int qp_create_checks(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->object_id != UVERBS_OBJECT_QP || hdr->method_id != UVERBS_METHOD_QP_CREATE)
+		return EPROTONOSUPPORT;
+	for (unsigned int i = 0; i < hdr->num_attrs; i++) {
+		struct ib_uverbs_attr *a = &hdr->attrs[i];
+
+		ck_assert_uint_ne(a->attr_id, UVERBS_ATTR_CREATE_QP_HANDLE);
+		if (a->attr_id == UVERBS_ATTR_CREATE_QP_PD_HANDLE) {
+			if (a->data != 5)
+				return a->data == 6 ? EINVAL : ENOENT;
+		} else if (a->attr_id > UVERBS_ATTR_CREATE_QP_RESP_QP_NUM &&
+			   (a->flags & UVERBS_ATTR_F_MANDATORY)) {
+			return EPROTONOSUPPORT;
+		}
+	}
+	return EINVAL;
+}
+
+START_TEST(import_pd_asks_the_kernel)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct ibv_pd *pd;
+
+	kernel_ioctl = qp_create_checks;
+	pd = ibv_import_pd(ctx, 5);
+	ck_assert_ptr_nonnull(pd);
+	ck_assert_uint_eq(pd->handle, 5);
+	ck_assert_ptr_eq(pd->context, ctx);
+	ibv_unimport_pd(pd);
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_pd(ctx, 7));
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_pd(ctx, 6));
+	ck_assert_int_eq(errno, EINVAL);
+	for (int i = 0; i < ncalls; i++)
+		ck_assert_int_eq(calls[i].kind, IOCTL);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* A kernel that cannot say (no QP_CREATE method, no ioctl, or the forced
+ * write mode): no number is taken on trust. */
+START_TEST(import_pd_needs_a_kernel_that_can_check)
+{
+	static const char *const modes[] = { "auto", "write" };
+	static int (*const kernels[])(struct ib_uverbs_ioctl_hdr *) = { tunnel_only_ioctl, NULL };
+
+	for (int m = 0; m < 2; m++) {
+		for (int k = 0; k < 2; k++) {
+			struct ibv_context *ctx = new_ctx(modes[m]);
+
+			kernel_ioctl = kernels[k];
+			errno = 0;
+			ck_assert_ptr_null(ibv_import_pd(ctx, 5));
+			ck_assert_int_eq(errno, EOPNOTSUPP);
+			free_ctx(ctx);
+		}
+	}
+	for (int i = 0; i < ncalls; i++)
+		ck_assert_int_eq(calls[i].kind, IOCTL);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Fork protection of memory regions                                   */
 
@@ -1264,6 +1333,8 @@ int main(void)
 	tcase_add_test(conv, set_ece_errors);
 	tcase_add_test(conv, create_cq_ex_unknown_comp_mask);
 	tcase_add_test(conv, get_pkey_index_keeps_the_real_errno);
+	tcase_add_test(conv, import_pd_asks_the_kernel);
+	tcase_add_test(conv, import_pd_needs_a_kernel_that_can_check);
 	suite_add_tcase(s, cq);
 	tcase_add_test(mr, rereg_to_pinned_counts_the_pages);
 	tcase_add_test(mr, rereg_to_on_demand_releases_the_pages);
