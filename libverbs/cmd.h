@@ -13,8 +13,12 @@
  *
  * OPENVERBS_CMD_MODE (or the meson option cmd_mode) picks ioctl only,
  * write only, or auto: ioctl first, and write() for whatever this kernel
- * refuses with ENOTTY, EPROTONOSUPPORT or EOPNOTSUPP, remembered per
- * context so the refused attempt is made only once.
+ * does not know (ENOTTY: no ioctl at all; EPROTONOSUPPORT: no such
+ * method or attribute), remembered per context so the attempt is made
+ * only once.  Any other error, EOPNOTSUPP included, is the kernel's
+ * answer to the command and is returned as is: a tunnelled command is
+ * looked up in the same table write() uses, and a method's handler
+ * refusing an argument would refuse it through write() too.
  */
 #ifndef OPENVERBS_CMD_H
 #define OPENVERBS_CMD_H
@@ -33,8 +37,8 @@ struct verbs_sys {
 };
 extern struct verbs_sys verbs_sys;
 
-/* ioctl methods that also have a write() form: one bit each in
- * verbs_ex_private.ioctl_off once the kernel refused them. */
+/* ioctl methods, one bit each in verbs_ex_private.ioctl_off once the
+ * kernel turned out not to know them. */
 enum vcmd_method {
 	VM_INVOKE_WRITE,
 	VM_GET_CONTEXT,
@@ -49,8 +53,12 @@ enum vcmd_method {
 	VM_DESTROY_MR,
 	VM_DESTROY_MW,
 	VM_DESTROY_AH,
-	VM_QUERY_GID,		/* ioctl only: callers fall back to sysfs */
-	VM_ASYNC_EVENT_ALLOC,	/* ioctl only */
+	/* No write() form (vcmd_ioctl_only): */
+	VM_QUERY_GID,		/* callers fall back to sysfs */
+	VM_ASYNC_EVENT_ALLOC,
+	VM_QUERY_CONTEXT,
+	VM_QUERY_MR,
+	VM_REG_DMABUF_MR,
 };
 
 enum { VIOCTL_MAX_ATTRS = 16 };
@@ -89,10 +97,16 @@ static inline uint64_t vioctl_result(const struct ib_uverbs_attr *attr)
 /*
  * Whether to try method m over ioctl, and after trying, whether its error
  * means "use write() instead" (and is remembered).  Forced ioctl mode never
- * falls back; forced write mode never tries.
+ * falls back: what the kernel does not know becomes EOPNOTSUPP.  Forced
+ * write mode never tries.
  */
 bool vcmd_use_ioctl(struct ibv_context *ctx, enum vcmd_method m);
 bool vcmd_fall_back(struct ibv_context *ctx, enum vcmd_method m, int *ret);
+
+/* Runs c, a method without a write() form: 0, the kernel's errno, or
+ * EOPNOTSUPP when this kernel (or the forced write mode) does not have
+ * it, which is remembered for m. */
+int vcmd_ioctl_only(struct ibv_context *ctx, enum vcmd_method m, struct vioctl *c);
 
 /*
  * A legacy or extended (IB_USER_VERBS_CMD_FLAG_EXTENDED) write command.
@@ -106,12 +120,17 @@ int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
 
-/* GID queries exist only over ioctl: 0, an errno value, or -1 when this
- * kernel (or the forced write mode) cannot answer and sysfs must. */
+/* GID queries exist only over ioctl (vcmd_ioctl_only): EOPNOTSUPP means
+ * this kernel cannot answer and the caller must read sysfs. */
 int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 			 struct ibv_gid_entry *entry);
 int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 			 size_t max_entries, size_t *num_entries);
+
+/* Whether pd_handle names a PD of ctx's kernel context: 0, the kernel's
+ * errno (ENOENT, EINVAL) when it does not, or EOPNOTSUPP when this kernel
+ * (or the forced write mode) cannot tell.  Nothing is created. */
+int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle);
 
 /* Destroys an object whose ioctl destroy method takes only its handle
  * (attribute 0) and whose write command takes only the handle too. */

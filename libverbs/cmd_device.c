@@ -21,7 +21,7 @@ static int alloc_async_fd(struct ibv_context *ctx)
 
 	vioctl_init(&c, UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
 	fd = vioctl_new(&c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
-	ret = vioctl_exec(ctx, &c);
+	ret = vcmd_ioctl_only(ctx, VM_ASYNC_EVENT_ALLOC, &c);
 	if (!ret)
 		ctx->async_fd = vioctl_result(fd);
 	return ret;
@@ -40,12 +40,9 @@ static int get_context_ioctl(struct ibv_context *ctx, const struct verbs_udata *
 		   sizeof(priv->core_support));
 	vioctl_udata(&c, udata);
 	ret = vioctl_exec(ctx, &c);
-	if (ret)
-		return ret;
-	ctx->num_comp_vectors = vectors;
-	/* The context exists now; without an event fd it would be
-	 * half-made, so failure here is failure of the whole call. */
-	return alloc_async_fd(ctx);
+	if (!ret)
+		ctx->num_comp_vectors = vectors;
+	return ret;
 }
 
 int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *udata)
@@ -57,7 +54,11 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 	if (vcmd_use_ioctl(ctx, VM_GET_CONTEXT)) {
 		ret = get_context_ioctl(ctx, udata);
 		if (!vcmd_fall_back(ctx, VM_GET_CONTEXT, &ret))
-			return ret;
+			/* The kernel context exists now, and a file has only
+			 * one: without an event fd it is half-made, and
+			 * GET_CONTEXT cannot be asked again, so that failure
+			 * is the whole call's. */
+			return ret ? ret : alloc_async_fd(ctx);
 	}
 	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req),
 			 &resp, sizeof(resp), udata);
@@ -77,15 +78,11 @@ int verbs_cmd_query_context(struct ibv_context *ctx)
 	struct vioctl c;
 	int ret;
 
-	if (priv->mode == VERBS_CMD_WRITE)
-		return EOPNOTSUPP;
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &priv->core_support,
 		   sizeof(priv->core_support));
-	ret = vioctl_exec(ctx, &c);
-	if (ret == ENOTTY || ret == EPROTONOSUPPORT)
-		ret = EOPNOTSUPP;
+	ret = vcmd_ioctl_only(ctx, VM_QUERY_CONTEXT, &c);
 	if (ret)
 		return ret;
 	ctx->num_comp_vectors = vectors;
@@ -306,16 +303,12 @@ int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 	struct vioctl c;
 	int ret;
 
-	if (!vcmd_use_ioctl(ctx, VM_QUERY_GID))
-		return -1;
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY);
 	vioctl_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, port);
 	vioctl_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index);
 	vioctl_in_u32(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &k, sizeof(k));
-	ret = vioctl_exec(ctx, &c);
-	if (vcmd_fall_back(ctx, VM_QUERY_GID, &ret))
-		return -1;
+	ret = vcmd_ioctl_only(ctx, VM_QUERY_GID, &c);
 	if (!ret)
 		copy_gid_entry(entry, &k);
 	return ret;
@@ -330,7 +323,7 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	int ret;
 
 	if (!vcmd_use_ioctl(ctx, VM_QUERY_GID))
-		return -1;
+		return EOPNOTSUPP;
 	k = calloc(max_entries ? max_entries : 1, sizeof(*k));
 	if (!k)
 		return ENOMEM;
@@ -339,9 +332,7 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	vioctl_in_u32(&c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, k, max_entries * sizeof(*k));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &num, sizeof(num));
-	ret = vioctl_exec(ctx, &c);
-	if (vcmd_fall_back(ctx, VM_QUERY_GID, &ret))
-		ret = -1;
+	ret = vcmd_ioctl_only(ctx, VM_QUERY_GID, &c);
 	if (!ret) {
 		for (uint64_t i = 0; i < num && i < max_entries; i++)
 			copy_gid_entry(&entries[i], &k[i]);

@@ -152,9 +152,18 @@ int vioctl_exec(struct ibv_context *ctx, struct vioctl *c)
 /* ------------------------------------------------------------------ */
 /* Choosing the transport                                              */
 
-static bool refusal(int ret)
+/*
+ * How the kernel says it does not know what was asked (Linux 6.1,
+ * drivers/infiniband/core/uverbs_ioctl.c): ENOTTY when the file has no
+ * RDMA_VERBS_IOCTL at all; EPROTONOSUPPORT for an unknown object, method
+ * or mandatory attribute (handlers cannot return it: the framework turns
+ * theirs into EINVAL).  An EOPNOTSUPP comes from inside a method the
+ * kernel knows, from its handler or the driver, and write() would give
+ * the same answer.
+ */
+static bool unknown_to_kernel(int ret)
 {
-	return ret == ENOTTY || ret == EPROTONOSUPPORT || ret == EOPNOTSUPP;
+	return ret == ENOTTY || ret == EPROTONOSUPPORT;
 }
 
 bool vcmd_use_ioctl(struct ibv_context *ctx, enum vcmd_method m)
@@ -171,19 +180,28 @@ bool vcmd_fall_back(struct ibv_context *ctx, enum vcmd_method m, int *ret)
 {
 	struct verbs_ex_private *priv = verbs_priv(ctx);
 
-	if (!refusal(*ret))
+	if (!unknown_to_kernel(*ret))
 		return false;
 	if (priv->mode == VERBS_CMD_IOCTL) {
-		/* ENOTTY only says "no ioctl interface": tell the caller the
-		 * operation is unsupported instead. */
-		if (*ret == ENOTTY)
-			*ret = EOPNOTSUPP;
+		*ret = EOPNOTSUPP;
 		return false;
 	}
 	/* A kernel without RDMA_VERBS_IOCTL at all refuses everything. */
 	atomic_fetch_or(&priv->ioctl_off,
 			*ret == ENOTTY ? ~UINT64_C(0) : UINT64_C(1) << m);
 	return true;
+}
+
+int vcmd_ioctl_only(struct ibv_context *ctx, enum vcmd_method m, struct vioctl *c)
+{
+	int ret;
+
+	if (!vcmd_use_ioctl(ctx, m))
+		return EOPNOTSUPP;
+	ret = vioctl_exec(ctx, c);
+	if (vcmd_fall_back(ctx, m, &ret))
+		return EOPNOTSUPP;
+	return ret;
 }
 
 int vcmd_destroy_result(int ret)
@@ -296,14 +314,6 @@ free_in:
 /* ------------------------------------------------------------------ */
 /* Legacy commands: tunnelled or written                               */
 
-static _Atomic uint64_t *tunnel_mask(struct verbs_ex_private *priv, uint32_t cmd,
-				     uint64_t *bit)
-{
-	*bit = UINT64_C(1) << (cmd & 63);
-	return cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED ? &priv->tunnel_off_ex
-						     : &priv->tunnel_off;
-}
-
 static int invoke_write(struct ibv_context *ctx, uint32_t cmd, void *req,
 			size_t req_len, void *resp, size_t resp_len,
 			const struct verbs_udata *udata)
@@ -322,30 +332,15 @@ static int invoke_write(struct ibv_context *ctx, uint32_t cmd, void *req,
 int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 	       void *resp, size_t resp_len, const struct verbs_udata *udata)
 {
-	struct verbs_ex_private *priv = verbs_priv(ctx);
-	uint64_t bit;
-	_Atomic uint64_t *off = tunnel_mask(priv, cmd, &bit);
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_INVOKE_WRITE) &&
-	    !(atomic_load_explicit(off, memory_order_relaxed) & bit)) {
+	if (vcmd_use_ioctl(ctx, VM_INVOKE_WRITE)) {
 		/* The response field of a legacy request means nothing here. */
 		if (!(cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) && resp_len)
 			memset(req, 0, sizeof(uint64_t));
 		ret = invoke_write(ctx, cmd, req, req_len, resp, resp_len, udata);
-		if (priv->mode == VERBS_CMD_IOCTL || !refusal(ret)) {
-			if (ret == ENOTTY)
-				ret = EOPNOTSUPP;
+		if (!vcmd_fall_back(ctx, VM_INVOKE_WRITE, &ret))
 			return ret;
-		}
-		/* ENOTTY/EPROTONOSUPPORT: no tunnel at all on this kernel;
-		 * EOPNOTSUPP: not for this command. */
-		if (ret == EOPNOTSUPP)
-			atomic_fetch_or(off, bit);
-		else
-			vcmd_fall_back(ctx, VM_INVOKE_WRITE, &ret);
 	}
-	if (priv->mode == VERBS_CMD_IOCTL)
-		return EOPNOTSUPP;
 	return write_exec(ctx, cmd, req, req_len, resp, resp_len, udata);
 }

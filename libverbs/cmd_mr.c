@@ -28,6 +28,35 @@ int verbs_cmd_dealloc_pd(struct ibv_pd *pd)
 			    IB_USER_VERBS_CMD_DEALLOC_PD);
 }
 
+/*
+ * The kernel has no query on PDs, but QP_CREATE checks a call's attributes
+ * in the order given before its handler runs: a PD handle followed by an
+ * attribute no kernel defines fails at the PD when the handle is bad
+ * (ENOENT: nothing has it; EINVAL: another kind of object has it) and at
+ * the unknown attribute (EPROTONOSUPPORT) when it names a PD.  The new
+ * QP's handle attribute, which the handler needs, is never sent, so the
+ * handler cannot run and nothing is made.  That the method exists is
+ * asked first the same way: without attributes it fails for the missing
+ * mandatory ones (EINVAL), where an unknown method is EPROTONOSUPPORT.
+ */
+int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle)
+{
+	/* The last id of the core's namespace, which numbers each method's
+	 * attributes from 0; drivers' ids start right after it. */
+	const uint16_t no_such_attr = UVERBS_UDATA_DRIVER_DATA_FLAG - 1;
+	struct vioctl c;
+	int ret;
+
+	vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
+	ret = vcmd_ioctl_only(ctx, VM_CREATE_QP, &c);
+	if (ret != EINVAL)
+		return ret;
+	vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, pd_handle);
+	vioctl_in_u32(&c, no_such_attr, 0);
+	ret = vioctl_exec(ctx, &c);
+	return ret == EPROTONOSUPPORT ? 0 : ret;
+}
+
 int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		     uint64_t iova, int access, struct verbs_mr *mr,
 		     const struct verbs_udata *udata)
@@ -98,16 +127,6 @@ int verbs_cmd_dereg_mr(struct verbs_mr *mr)
 			    IB_USER_VERBS_CMD_DEREG_MR);
 }
 
-static bool ioctl_only_unavailable(struct ibv_context *ctx)
-{
-	return verbs_priv(ctx)->mode == VERBS_CMD_WRITE;
-}
-
-static int ioctl_only_result(int ret)
-{
-	return ret == ENOTTY || ret == EPROTONOSUPPORT ? EOPNOTSUPP : ret;
-}
-
 int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
 {
 	uint32_t lkey, rkey;
@@ -115,14 +134,12 @@ int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
 	struct vioctl c;
 	int ret;
 
-	if (ioctl_only_unavailable(pd->context))
-		return EOPNOTSUPP;
 	vioctl_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_QUERY_MR);
 	vioctl_idr(&c, UVERBS_ATTR_QUERY_MR_HANDLE, handle);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, sizeof(rkey));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length, sizeof(length));
-	ret = ioctl_only_result(vioctl_exec(pd->context, &c));
+	ret = vcmd_ioctl_only(pd->context, VM_QUERY_MR, &c);
 	if (ret)
 		return ret;
 	mr->ibv_mr.context = pd->context;
@@ -144,8 +161,6 @@ int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	struct vioctl c;
 	int ret;
 
-	if (ioctl_only_unavailable(pd->context))
-		return EOPNOTSUPP;
 	vioctl_init(&c, UVERBS_OBJECT_MR, UVERBS_METHOD_REG_DMABUF_MR);
 	handle = vioctl_new(&c, UVERBS_ATTR_REG_DMABUF_MR_HANDLE);
 	vioctl_idr(&c, UVERBS_ATTR_REG_DMABUF_MR_PD_HANDLE, pd->handle);
@@ -157,7 +172,7 @@ int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	vioctl_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
 	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, sizeof(lkey));
 	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, sizeof(rkey));
-	ret = ioctl_only_result(vioctl_exec(pd->context, &c));
+	ret = vcmd_ioctl_only(pd->context, VM_REG_DMABUF_MR, &c);
 	if (ret)
 		return ret;
 	mr->ibv_mr.context = pd->context;

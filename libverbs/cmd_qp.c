@@ -144,26 +144,41 @@ static int create_qp_write(struct ibv_context *ctx, struct verbs_qp *qp,
 	return 0;
 }
 
-int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
-			struct ibv_qp_init_attr_ex *attr,
-			const struct verbs_udata *udata)
+static int create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+		     struct ibv_qp_init_attr_ex *attr, uint32_t flags,
+		     const struct verbs_udata *udata)
 {
-	uint32_t flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ? attr->create_flags : 0;
 	int ret;
 
-	/* XRC domains are not supported by this library yet. */
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
-		return EOPNOTSUPP;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
-		attr->rwq_ind_tbl = NULL;
-	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
-		attr->pd = NULL;
 	if (vcmd_use_ioctl(ctx, VM_CREATE_QP)) {
 		ret = create_qp_ioctl(ctx, qp, attr, flags, udata);
 		if (!vcmd_fall_back(ctx, VM_CREATE_QP, &ret))
 			return ret;
 	}
 	return create_qp_write(ctx, qp, attr, flags, udata);
+}
+
+int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+			struct ibv_qp_init_attr_ex *attr,
+			const struct verbs_udata *udata)
+{
+	uint32_t flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ? attr->create_flags : 0;
+	/* Fields comp_mask leaves out are the caller's, whatever they hold:
+	 * the command is built from a copy without them. */
+	struct ibv_qp_init_attr_ex asked = *attr;
+	int ret;
+
+	/* XRC domains are not supported by this library yet. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+		return EOPNOTSUPP;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
+		asked.rwq_ind_tbl = NULL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
+		asked.pd = NULL;
+	ret = create_qp(ctx, qp, &asked, flags, udata);
+	if (!ret)
+		attr->cap = asked.cap;
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

@@ -27,6 +27,9 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 	return channel;
 }
 
+/* A channel's references are its CQs, counted under the context's lock
+ * from before the provider creates a CQ on it: a concurrent destroy sees
+ * the CQ being made and refuses. */
 int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	struct ibv_context *ctx = channel->context;
@@ -56,16 +59,21 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 {
 	const struct verbs_ops *ops = verbs_ops(context);
 	struct ibv_cq *cq;
+	int err;
 
 	if (!ops->create_cq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cq = ops->create_cq(context, cqe, channel, comp_vector);
-	if (!cq)
-		return NULL;
-	cq->cq_context = cq_context;
 	channel_ref(channel, 1);
+	cq = ops->create_cq(context, cqe, channel, comp_vector);
+	if (!cq) {
+		err = errno;
+		channel_ref(channel, -1);
+		errno = err;
+		return NULL;
+	}
+	cq->cq_context = cq_context;
 	return cq;
 }
 
@@ -74,21 +82,26 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 {
 	const struct verbs_ops *ops = verbs_ops(ctx);
 	struct ibv_cq_ex *cq;
+	int err;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					  IBV_CQ_INIT_ATTR_MASK_PD)) {
-		errno = EINVAL;
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	if (!ops->create_cq_ex) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	cq = ops->create_cq_ex(ctx, attr);
-	if (!cq)
-		return NULL;
-	cq->cq_context = attr->cq_context;
 	channel_ref(attr->channel, 1);
+	cq = ops->create_cq_ex(ctx, attr);
+	if (!cq) {
+		err = errno;
+		channel_ref(attr->channel, -1);
+		errno = err;
+		return NULL;
+	}
+	cq->cq_context = attr->cq_context;
 	return cq;
 }
 

@@ -180,12 +180,20 @@ static int sysfs_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t inde
 /* ------------------------------------------------------------------ */
 /* GIDs                                                                */
 
+/* The kernel answers GID questions where it has the ioctl queries; their
+ * EOPNOTSUPP says it has not, and is the one answer that sends the
+ * question to sysfs. */
+static bool ask_sysfs(int kernel_ret)
+{
+	return kernel_ret == EOPNOTSUPP;
+}
+
 static int query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 			   struct ibv_gid_entry *entry)
 {
 	int ret = vcmd_query_gid_entry(ctx, port, index, entry);
 
-	return ret < 0 ? sysfs_gid_entry(ctx, port, index, entry) : ret;
+	return ask_sysfs(ret) ? sysfs_gid_entry(ctx, port, index, entry) : ret;
 }
 
 int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num,
@@ -215,7 +223,7 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index,
 		return -1;
 	}
 	ret = vcmd_query_gid_entry(context, port_num, index, &e);
-	if (ret < 0)
+	if (ask_sysfs(ret))
 		ret = sysfs_gid(context, port_num, index, &e.gid);
 	else if (ret == ENODATA || ret == ENOENT)
 		ret = 0, memset(&e.gid, 0, sizeof(e.gid));
@@ -234,7 +242,7 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 	int ret;
 
 	ret = vcmd_query_gid_entry(context, port_num, index, &e);
-	if (ret < 0)
+	if (ask_sysfs(ret))
 		ret = sysfs_gid_type(context, port_num, index, &e.gid_type);
 	if (ret) {
 		errno = ret;
@@ -289,7 +297,7 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *
 	if (!tmp)
 		return -ENOMEM;
 	ret = vcmd_query_gid_table(context, tmp, max_entries, &num);
-	if (ret < 0) {
+	if (ask_sysfs(ret)) {
 		free(tmp);
 		return sysfs_gid_table(context, entries, max_entries, entry_size);
 	}
@@ -319,6 +327,8 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index,
 	return 0;
 }
 
+/* The walk ends at the first index that cannot be read: past the table
+ * that is ENOENT (no such file), otherwise the read's own errno. */
 int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 {
 	__be16 cur;
@@ -326,6 +336,5 @@ int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pke
 	for (int i = 0; !ibv_query_pkey(context, port_num, i, &cur); i++)
 		if (cur == pkey)
 			return i;
-	errno = ENOENT;
 	return -1;
 }

@@ -47,6 +47,12 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
 
+/* The struct of the given type that holds member at ptr. */
+#ifndef container_of
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 
@@ -91,7 +97,10 @@ struct verbs_cq {
 };
 
 enum {
-	VERBS_QP_EX = 1 << 0,		/* qp_ex is set up: ibv_qp_to_qp_ex */
+	/* Made by create_qp_ex: ibv_qp_to_qp_ex gives qp_ex, whose wr_*
+	 * entries the provider sets for the send_ops_flags asked (the
+	 * others stay NULL, so QPs must come zeroed). */
+	VERBS_QP_EX = 1 << 0,
 };
 
 struct verbs_qp {
@@ -118,6 +127,8 @@ struct verbs_mr {
 	struct ibv_mr ibv_mr;
 	int access;			/* as registered: rereg_mr keeps it */
 	enum verbs_mr_kind kind;
+	/* Core only: holds a fork-tree reference on [addr, addr + length). */
+	bool dontfork;
 };
 
 /* ------------------------------------------------------------------ */
@@ -367,7 +378,8 @@ int verbs_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 int verbs_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int verbs_cmd_destroy_srq(struct ibv_srq *srq);
 
-/* attr->cap gets the capacities the kernel granted. */
+/* attr->cap gets the capacities the kernel granted; nothing else of attr
+ * is written, and fields its comp_mask leaves out are not read. */
 int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 			struct ibv_qp_init_attr_ex *attr,
 			const struct verbs_udata *udata);

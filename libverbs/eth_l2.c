@@ -305,7 +305,8 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr 
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	*vid = vlan_of(fd, ifname);
+	if (vid)
+		*vid = vlan_of(fd, ifname);
 	gid_to_ip(&attr->grh.dgid, &dst);
 	ret = mac_from_gid(&dst, eth_mac) ? 0 :
 	      resolve_neighbour(fd, sgid.ndev_ifindex, ifname, &dst, eth_mac);

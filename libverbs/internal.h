@@ -103,10 +103,9 @@ enum verbs_cmd_mode verbs_cmd_mode_default(void);
 struct verbs_ex_private {
 	struct verbs_ops ops;		/* the provider's, NULLs as documented */
 	enum verbs_cmd_mode mode;
-	/* Methods (enum vcmd_method) this kernel refused over ioctl, and
-	 * write commands it refused to tunnel: learnt once, then skipped. */
+	/* Methods (enum vcmd_method) this kernel does not know over ioctl:
+	 * learnt once, then skipped. */
 	_Atomic uint64_t ioctl_off;
-	_Atomic uint64_t tunnel_off, tunnel_off_ex;
 	uint64_t core_support;		/* IB_UVERBS_CORE_SUPPORT_*; 0 via write() */
 };
 

@@ -31,10 +31,17 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &mr->ibv_mr;
 }
 
+/* Only MRs of this process's own memory that are not on-demand pin
+ * pages, and so hold a fork-tree range (verbs_mr.dontfork). */
+static bool pins_pages(enum verbs_mr_kind kind, int access)
+{
+	return kind == VERBS_MR_USER && !(access & IBV_ACCESS_ON_DEMAND);
+}
+
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
-	bool odp = access & IBV_ACCESS_ON_DEMAND;
+	bool pins = pins_pages(VERBS_MR_USER, access);
 	struct ibv_mr *mr;
 	int err;
 
@@ -42,12 +49,12 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	 * understand them would reject them. */
 	if (!(verbs_priv(pd->context)->core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
 		access &= ~IBV_ACCESS_OPTIONAL_RANGE;
-	if (!odp && ibv_dontfork_range(addr, length))
+	if (pins && ibv_dontfork_range(addr, length))
 		return NULL;
 	mr = reg_mr(pd, addr, length, iova, access);
 	if (!mr) {
 		err = errno;
-		if (!odp)
+		if (pins)
 			ibv_dofork_range(addr, length);
 		errno = err;
 		return NULL;
@@ -56,6 +63,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = length;
+	container_of(mr, struct verbs_mr, ibv_mr)->dontfork = pins;
 	return mr;
 }
 
@@ -72,61 +80,63 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length,
 	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
 }
 
-/* Only MRs of this process's own, non-ODP memory hold a fork-tree range. */
-static bool fork_protected(const struct verbs_mr *mr, int access)
-{
-	return mr->kind == VERBS_MR_USER && !(access & IBV_ACCESS_ON_DEMAND);
-}
-
 static int rereg_fail(int code, int err)
 {
 	errno = err;
 	return code;
 }
 
+/*
+ * The fork protection follows what the MR covers: the range it will cover
+ * (if it will pin it) gets its reference before the command, and the one
+ * it covered (if it pinned it) loses its reference only after the command
+ * succeeded.  Pages covered before and after are never left unprotected,
+ * and a refused command leaves every count as it was.
+ */
 int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 		 size_t length, int access)
 {
-	struct verbs_mr *mr = (struct verbs_mr *)ibmr;
+	struct verbs_mr *mr = container_of(ibmr, struct verbs_mr, ibv_mr);
 	const struct verbs_ops *ops = verbs_ops(ibmr->context);
 	bool move = flags & IBV_REREG_MR_CHANGE_TRANSLATION;
-	bool protected_old = fork_protected(mr, mr->access);
-	bool odp_new = (flags & IBV_REREG_MR_CHANGE_ACCESS ? access : mr->access) &
-		       IBV_ACCESS_ON_DEMAND;
-	void *old_addr = ibmr->addr;
-	size_t old_length = ibmr->length;
+	int new_access = flags & IBV_REREG_MR_CHANGE_ACCESS ? access : mr->access;
+	/* Imported and dma-buf MRs moved here map memory of this process. */
+	enum verbs_mr_kind new_kind = move ? VERBS_MR_USER : mr->kind;
+	bool new_dontfork = pins_pages(new_kind, new_access);
+	void *old_addr = ibmr->addr, *new_addr = move ? addr : old_addr;
+	size_t old_length = ibmr->length, new_length = move ? length : old_length;
+	bool old_dontfork = mr->dontfork;
 	int ret;
 
 	if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
 	    (move && (!addr || !length)) || ((flags & IBV_REREG_MR_CHANGE_PD) && !pd))
 		return rereg_fail(IBV_REREG_MR_ERR_INPUT, EINVAL);
-	if (move && !odp_new && ibv_dontfork_range(addr, length))
+	if (new_dontfork && ibv_dontfork_range(new_addr, new_length))
 		return rereg_fail(IBV_REREG_MR_ERR_DONT_FORK_NEW, errno);
 	ret = ops->rereg_mr ? ops->rereg_mr(mr, flags, pd, addr, length, access)
 			    : verbs_cmd_rereg_mr(mr, flags, pd, addr, length, access, NULL);
 	if (ret) {
-		if (move && !odp_new && ibv_dofork_range(addr, length))
+		if (new_dontfork && ibv_dofork_range(new_addr, new_length))
 			return rereg_fail(IBV_REREG_MR_ERR_CMD_AND_DO_FORK_NEW, ret);
 		return rereg_fail(IBV_REREG_MR_ERR_CMD, ret);
 	}
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		ibmr->pd = pd;
-	if (move) {
-		ibmr->addr = addr;
-		ibmr->length = length;
-		/* Imported and dma-buf MRs now map memory of this process. */
-		mr->kind = VERBS_MR_USER;
-		if (protected_old && ibv_dofork_range(old_addr, old_length))
-			return rereg_fail(IBV_REREG_MR_ERR_DO_FORK_OLD, errno);
-	}
+	ibmr->addr = new_addr;
+	ibmr->length = new_length;
+	mr->access = new_access;
+	mr->kind = new_kind;
+	mr->dontfork = new_dontfork;
+	if (old_dontfork && ibv_dofork_range(old_addr, old_length))
+		return rereg_fail(IBV_REREG_MR_ERR_DO_FORK_OLD, errno);
 	return 0;
 }
 
 int ibv_dereg_mr(struct ibv_mr *ibmr)
 {
-	struct verbs_mr *mr = (struct verbs_mr *)ibmr;
+	struct verbs_mr *mr = container_of(ibmr, struct verbs_mr, ibv_mr);
 	const struct verbs_ops *ops = verbs_ops(ibmr->context);
-	bool protected = fork_protected(mr, mr->access);
+	bool dontfork = mr->dontfork;
 	void *addr = ibmr->addr;
 	size_t length = ibmr->length;
 	int ret;
@@ -138,7 +148,7 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 		if (!ret)
 			free(mr);
 	}
-	if (!ret && protected)
+	if (!ret && dontfork)
 		ibv_dofork_range(addr, length);
 	return ret;
 }
@@ -176,7 +186,7 @@ struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 
 void ibv_unimport_mr(struct ibv_mr *mr)
 {
-	free((struct verbs_mr *)mr);
+	free(container_of(mr, struct verbs_mr, ibv_mr));
 }
 
 struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "cmd.h"
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
@@ -39,13 +39,19 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 }
 
 /* Possible only where PDs are the core's plain ones: the handle is all
- * there is to a PD, and the kernel checks it on every use. */
+ * there is to a PD, once the kernel confirmed it names one. */
 struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
 	struct ibv_pd *pd;
+	int ret;
 
 	if (verbs_ops(context)->alloc_pd) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	ret = verbs_cmd_check_pd(context, pd_handle);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
 	pd = calloc(1, sizeof(*pd));

@@ -27,16 +27,24 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init
 	return qp;
 }
 
+/* Every QP made here is an extended one (ibv_qp_to_qp_ex), even when no
+ * send_ops_flags asked for the wr_* calls. */
 struct ibv_qp *verbs_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
 	const struct verbs_ops *ops = verbs_ops(ctx);
+	struct ibv_qp *qp;
 
 	if (ops->create_qp_ex)
-		return ops->create_qp_ex(ctx, attr);
-	if (attr->comp_mask == IBV_QP_INIT_ATTR_PD && ops->create_qp)
-		return ops->create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
-	errno = EOPNOTSUPP;
-	return NULL;
+		qp = ops->create_qp_ex(ctx, attr);
+	else if (attr->comp_mask == IBV_QP_INIT_ATTR_PD && ops->create_qp)
+		qp = ops->create_qp(attr->pd, (struct ibv_qp_init_attr *)attr);
+	else {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (qp)
+		container_of(qp, struct verbs_qp, qp)->comp_mask |= VERBS_QP_EX;
+	return qp;
 }
 
 int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
@@ -73,7 +81,7 @@ int ibv_destroy_qp(struct ibv_qp *qp)
 
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
-	struct verbs_qp *vqp = (struct verbs_qp *)qp;
+	struct verbs_qp *vqp = container_of(qp, struct verbs_qp, qp);
 
 	return vqp->comp_mask & VERBS_QP_EX ? &vqp->qp_ex : NULL;
 }
@@ -94,11 +102,20 @@ int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 	return ops->query_ece ? ops->query_ece(qp, ece) : EOPNOTSUPP;
 }
 
+/* The errno value is returned and errno set too, as upstream's does at
+ * least for a missing vendor. */
 int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	const struct verbs_ops *ops = verbs_ops(qp->context);
+	int ret;
 
-	if (ece->comp_mask)
-		return EINVAL;
-	return ops->set_ece ? ops->set_ece(qp, ece) : EOPNOTSUPP;
+	if (!ece->vendor_id || !ops->set_ece)
+		ret = EOPNOTSUPP;
+	else if (ece->comp_mask)
+		ret = EINVAL;
+	else
+		ret = ops->set_ece(qp, ece);
+	if (ret)
+		errno = ret;
+	return ret;
 }

@@ -5,14 +5,21 @@
  * the two transports.
  */
 #include <check.h>
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "fork.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
@@ -391,6 +398,43 @@ START_TEST(doorbell_posts_nothing)
 }
 END_TEST
 
+/* Fields comp_mask does not name are the caller's, unread and unchanged;
+ * the capacities the kernel granted are the documented output. */
+START_TEST(create_qp_leaves_the_callers_attr_alone)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 3 };
+	struct ibv_cq cq = { .context = ctx, .handle = 4 };
+	struct ibv_rwq_ind_table *stale = (void *)(uintptr_t)0x1000;
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = &cq, .recv_cq = &cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = &pd, .rwq_ind_tbl = stale,
+	};
+	struct ib_uverbs_create_qp *req;
+	struct verbs_qp qp;
+
+	kernel_write = answering_write;
+	ck_assert_int_eq(verbs_cmd_create_qp(ctx, &qp, &attr, NULL), 0);
+	ck_assert_ptr_eq(attr.rwq_ind_tbl, stale);
+	ck_assert_ptr_eq(attr.pd, &pd);
+	ck_assert_uint_eq(attr.cap.max_send_wr, 0x11111111);
+	ck_assert_ptr_eq(qp.qp.pd, &pd);
+	/* No table was asked for: the legacy command, with the PD. */
+	ck_assert_uint_eq(calls[0].cmd.command, IB_USER_VERBS_CMD_CREATE_QP);
+	req = (void *)(calls[0].raw + sizeof(struct ib_uverbs_cmd_hdr));
+	ck_assert_uint_eq(req->pd_handle, 3);
+
+	attr.comp_mask = 0;
+	ck_assert_int_eq(verbs_cmd_create_qp(ctx, &qp, &attr, NULL), 0);
+	ck_assert_ptr_eq(attr.pd, &pd);
+	ck_assert_ptr_null(qp.qp.pd);
+	req = (void *)(calls[1].raw + sizeof(struct ib_uverbs_cmd_hdr));
+	ck_assert_uint_eq(req->pd_handle, 0);
+	free_ctx(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Fallback decisions                                                  */
 
@@ -453,7 +497,35 @@ START_TEST(eprotonosupport_means_write_for_that_method)
 }
 END_TEST
 
-/* The tunnel refuses one command (EOPNOTSUPP): write() for it alone. */
+/* Inside a method the kernel knows, EOPNOTSUPP is the handler's answer
+ * (a driver refusing an argument): write() would get the same, so it is
+ * returned as is and the method stays in use. */
+static int cq_create_refused(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	ck_assert_uint_eq(hdr->object_id, UVERBS_OBJECT_CQ);
+	return EOPNOTSUPP;
+}
+
+START_TEST(method_eopnotsupp_is_the_answer)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct verbs_cq cq;
+
+	kernel_ioctl = cq_create_refused;
+	kernel_write = answering_write;
+	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 4, NULL, 0, IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN,
+					     &cq, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(ncalls, 1);
+	kernel_ioctl = cq_kernel_ioctl;
+	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 4, NULL, 0, 0, &cq, NULL), 0);
+	ck_assert_int_eq(ncalls, 2);
+	expect_hdr(&calls[1], UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_CREATE, 5);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* The tunnel looks commands up in the table write() uses: its EOPNOTSUPP
+ * (an unknown command, or the handler's own refusal) is write()'s too. */
 static int tunnel_refuses_pd(struct ib_uverbs_ioctl_hdr *hdr)
 {
 	for (unsigned int i = 0; i < hdr->num_attrs; i++)
@@ -463,22 +535,18 @@ static int tunnel_refuses_pd(struct ib_uverbs_ioctl_hdr *hdr)
 	return 0;
 }
 
-START_TEST(tunnel_refusal_is_per_command)
+START_TEST(tunnelled_eopnotsupp_is_the_answer)
 {
 	struct ibv_context *ctx = new_ctx("auto");
-	struct ibv_pd pd = { .context = ctx, .handle = 3 };
+	struct ibv_pd pd;
 
 	kernel_ioctl = tunnel_refuses_pd;
 	kernel_write = answering_write;
-	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), 0);
+	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), EOPNOTSUPP);
 	ck_assert_int_eq(ncalls, 2);
-	ck_assert_int_eq(calls[1].kind, WRITE);
-	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), 0);
-	ck_assert_int_eq(calls[2].kind, WRITE);
-	/* PD_DESTROY is an ioctl method of its own and still used. */
-	ck_assert_int_eq(verbs_cmd_dealloc_pd(&pd), 0);
-	expect_hdr(&calls[3], UVERBS_OBJECT_PD, UVERBS_METHOD_PD_DESTROY, 1);
-	ck_assert_uint_eq(attr(&calls[3], 0)->data, pd.handle);
+	ck_assert_int_eq(calls[0].kind, IOCTL);
+	ck_assert_int_eq(calls[1].kind, IOCTL);
 	free_ctx(ctx);
 }
 END_TEST
@@ -494,8 +562,8 @@ START_TEST(forced_write_never_ioctls)
 	kernel_write = answering_write;
 	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 4, NULL, 0, 0, &cq, NULL), 0);
 	ck_assert_int_eq(verbs_cmd_alloc_pd(ctx, &pd, NULL), 0);
-	/* ioctl-only methods report "ask sysfs" rather than fail. */
-	ck_assert_int_eq(vcmd_query_gid_entry(ctx, 1, 0, &e), -1);
+	/* ioctl-only methods report "not in this mode": sysfs answers. */
+	ck_assert_int_eq(vcmd_query_gid_entry(ctx, 1, 0, &e), EOPNOTSUPP);
 	ck_assert_int_eq(verbs_cmd_query_context(ctx), EOPNOTSUPP);
 	for (int i = 0; i < ncalls; i++)
 		ck_assert_int_eq(calls[i].kind, WRITE);
@@ -583,6 +651,35 @@ START_TEST(ioctl_get_context_allocates_async_fd)
 }
 END_TEST
 
+/* A kernel that makes contexts over ioctl but has no async event object
+ * to give them an event fd. */
+static int context_without_async_events(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->object_id == UVERBS_OBJECT_DEVICE && hdr->method_id == UVERBS_METHOD_GET_CONTEXT) {
+		*(uint32_t *)ptr(&hdr->attrs[0]) = 2;
+		*(uint64_t *)ptr(&hdr->attrs[1]) = 0;
+		return 0;
+	}
+	return EPROTONOSUPPORT;
+}
+
+START_TEST(get_context_is_sent_once)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+
+	kernel_ioctl = context_without_async_events;
+	kernel_write = get_context_write;
+	/* The kernel context exists after the first call: a second
+	 * GET_CONTEXT (by write()) would be refused on this fd. */
+	ck_assert_int_eq(verbs_cmd_get_context(ctx, NULL), EOPNOTSUPP);
+	ck_assert_int_eq(ncalls, 2);
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2);
+	expect_hdr(&calls[1], UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC, 1);
+	ck_assert_int_eq(ctx->async_fd, -1);
+	free_ctx(ctx);
+}
+END_TEST
+
 START_TEST(ioctl_only_method_falls_back_once)
 {
 	struct ibv_context *ctx = new_ctx("auto");
@@ -590,9 +687,9 @@ START_TEST(ioctl_only_method_falls_back_once)
 	size_t n;
 
 	kernel_ioctl = tunnel_only_ioctl;	/* no GID methods */
-	ck_assert_int_eq(vcmd_query_gid_entry(ctx, 1, 0, &e), -1);
-	ck_assert_int_eq(vcmd_query_gid_table(ctx, &e, 1, &n), -1);
-	ck_assert_int_eq(vcmd_query_gid_entry(ctx, 1, 0, &e), -1);
+	ck_assert_int_eq(vcmd_query_gid_entry(ctx, 1, 0, &e), EOPNOTSUPP);
+	ck_assert_int_eq(vcmd_query_gid_table(ctx, &e, 1, &n), EOPNOTSUPP);
+	ck_assert_int_eq(vcmd_query_gid_entry(ctx, 1, 0, &e), EOPNOTSUPP);
 	ck_assert_int_eq(ncalls, 1);
 	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_GID_ENTRY, 4);
 	expect_attr(&calls[0], 0, UVERBS_ATTR_QUERY_GID_ENTRY_PORT, 8, 1);
@@ -675,17 +772,537 @@ START_TEST(disassociated_destroy)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Core verbs over a fake provider                                     */
+
+static struct verbs_context *provider_ctx(const struct verbs_ops *ops)
+{
+	struct ibv_context *ctx = new_ctx("write");
+
+	verbs_set_ops(verbs_get_ctx(ctx), ops);
+	return verbs_get_ctx(ctx);
+}
+
+/* A write() kernel making completion channels out of /dev/null. */
+static int comp_channel_write(void *buf, size_t len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = buf;
+	struct ib_uverbs_create_comp_channel_resp *resp;
+	uint64_t response;
+
+	(void)len;
+	ck_assert_uint_eq(hdr->command, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL);
+	memcpy(&response, hdr + 1, sizeof(response));
+	resp = (void *)(uintptr_t)response;
+	resp->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return 0;
+}
+
+/* The provider's create_cq waits, once inside, until the test lets it
+ * finish; then it succeeds or fails as the test says. */
+static sem_t in_create_cq, create_cq_may_finish;
+static int create_cq_errno;
+
+static struct ibv_cq *paused_create_cq(struct ibv_context *ctx, int cqe,
+				       struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct verbs_cq *cq;
+
+	(void)cqe, (void)comp_vector;
+	sem_post(&in_create_cq);
+	sem_wait(&create_cq_may_finish);
+	if (create_cq_errno) {
+		errno = create_cq_errno;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	cq->cq.context = ctx;
+	cq->cq.channel = channel;
+	return &cq->cq;
+}
+
+static struct ibv_cq_ex *failing_create_cq_ex(struct ibv_context *ctx,
+					      struct ibv_cq_init_attr_ex *attr)
+{
+	(void)ctx, (void)attr;
+	errno = ENOMEM;
+	return NULL;
+}
+
+static int free_cq(struct ibv_cq *cq)
+{
+	free(container_of(cq, struct verbs_cq, cq));
+	return 0;
+}
+
+static const struct verbs_ops paused_cq_ops = {
+	.create_cq = paused_create_cq,
+	.create_cq_ex = failing_create_cq_ex,
+	.destroy_cq = free_cq,
+};
+
+static void *create_cq_on(void *channel)
+{
+	struct ibv_comp_channel *ch = channel;
+
+	return ibv_create_cq(ch->context, 4, NULL, ch, 0);
+}
+
+static void cq_setup(void)
+{
+	setup();
+	kernel_write = comp_channel_write;
+	sem_init(&in_create_cq, 0, 0);
+	sem_init(&create_cq_may_finish, 0, 0);
+	create_cq_errno = 0;
+}
+
+START_TEST(channel_is_busy_while_a_cq_is_made_on_it)
+{
+	struct verbs_context *vctx = provider_ctx(&paused_cq_ops);
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(&vctx->context);
+	struct ibv_cq *cq;
+	pthread_t t;
+
+	ck_assert_ptr_nonnull(ch);
+	ck_assert_int_eq(pthread_create(&t, NULL, create_cq_on, ch), 0);
+	sem_wait(&in_create_cq);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), EBUSY);
+	sem_post(&create_cq_may_finish);
+	ck_assert_int_eq(pthread_join(t, (void **)&cq), 0);
+	ck_assert_ptr_nonnull(cq);
+	ck_assert_ptr_eq(cq->channel, ch);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), EBUSY);
+	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+START_TEST(failed_cq_leaves_the_channel_free)
+{
+	struct verbs_context *vctx = provider_ctx(&paused_cq_ops);
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(&vctx->context);
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .channel = ch };
+
+	ck_assert_ptr_nonnull(ch);
+	create_cq_errno = ENOMEM;
+	sem_post(&create_cq_may_finish);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq(&vctx->context, 4, NULL, ch, 0));
+	ck_assert_int_eq(errno, ENOMEM);
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(&vctx->context, &attr));
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_int_eq(ibv_destroy_comp_channel(ch), 0);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+/* Extended verbs and their errno conventions */
+
+static struct ibv_qp *calloc_qp(struct ibv_context *ctx)
+{
+	struct verbs_qp *qp = calloc(1, sizeof(*qp));
+
+	qp->qp.context = ctx;
+	return &qp->qp;
+}
+
+static struct ibv_qp *plain_create_qp_ex(struct ibv_context *ctx,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	(void)attr;
+	return calloc_qp(ctx);
+}
+
+static struct ibv_qp *plain_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	(void)attr;
+	return calloc_qp(pd->context);
+}
+
+static int accept_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+{
+	(void)qp, (void)ece;
+	return 0;
+}
+
+START_TEST(every_qp_of_create_qp_ex_has_qp_ex)
+{
+	static const struct verbs_ops ops = { .create_qp_ex = plain_create_qp_ex,
+					      .create_qp = plain_create_qp };
+	struct verbs_context *vctx = provider_ctx(&ops);
+	struct ibv_pd pd = { .context = &vctx->context };
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_RC, .pd = &pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+	};
+	struct ibv_qp *qp;
+
+	/* No send_ops_flags asked: the wr_* entries may be NULL, but the
+	 * QP is an extended one all the same. */
+	qp = ibv_create_qp_ex(&vctx->context, &attr);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(qp), &container_of(qp, struct verbs_qp, qp)->qp_ex);
+	free(qp);
+	/* A PD-only request is an ibv_create_qp() call (verbs.h), and that
+	 * makes a plain QP, as upstream's does. */
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	qp = ibv_create_qp_ex(&vctx->context, &attr);
+	ck_assert_ptr_nonnull(qp);
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(qp));
+	free(qp);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+/* ibv_set_ece(3): the errno value returned, and errno set as well. */
+START_TEST(set_ece_errors)
+{
+	static const struct verbs_ops none, with_ece = { .set_ece = accept_ece };
+	struct verbs_context *vctx = provider_ctx(&none);
+	struct verbs_qp qp = { .qp.context = &vctx->context };
+	struct ibv_ece ece = { 0 };
+
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ece.vendor_id = 0x15b3;
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	free_ctx(&vctx->context);
+
+	vctx = provider_ctx(&with_ece);
+	qp.qp.context = &vctx->context;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), 0);
+	ece.comp_mask = 1;
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EINVAL);
+	ck_assert_int_eq(errno, EINVAL);
+	/* No vendor: nothing to negotiate, whatever else is asked. */
+	ece.vendor_id = 0;
+	errno = 0;
+	ck_assert_int_eq(ibv_set_ece(&qp.qp, &ece), EOPNOTSUPP);
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+/* Unknown extension bits are unsupported, as upstream says. */
+START_TEST(create_cq_ex_unknown_comp_mask)
+{
+	struct verbs_context *vctx = provider_ctx(&paused_cq_ops);
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .comp_mask = 1u << 31 };
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_create_cq_ex(&vctx->context, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	free_ctx(&vctx->context);
+}
+END_TEST
+
+static const char *in_dir(const char *dir, const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	FILE *f = fopen(in_dir(dir, name), "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A P_Key table the device cannot read past its first entry: the error
+ * of that read is the error of the search. */
+START_TEST(get_pkey_index_keeps_the_real_errno)
+{
+	static const char *const dirs[] = { "ports", "ports/1", "ports/1/pkeys" };
+	char dir[] = "/tmp/openverbs-pkeys-XXXXXX";
+	struct ibv_context *ctx = new_ctx("write");
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(mkdir(in_dir(dir, dirs[i]), 0700), 0);
+	put_file(dir, "ports/1/pkeys/0", "0xffff\n");
+	put_file(dir, "ports/1/pkeys/1", "not a key\n");
+	snprintf(dev.device.ibdev_path, sizeof(dev.device.ibdev_path), "%s", dir);
+
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)), 0);
+	errno = 0;
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	put_file(dir, "ports/1/pkeys/1", "0x8001\n");
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), 1);
+	/* Past the end of the table: no such P_Key. */
+	errno = 0;
+	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x1234)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+
+	unlink(in_dir(dir, "ports/1/pkeys/0"));
+	unlink(in_dir(dir, "ports/1/pkeys/1"));
+	for (int i = 2; i >= 0; i--)
+		rmdir(in_dir(dir, dirs[i]));
+	rmdir(dir);
+	dev.device.ibdev_path[0] = '\0';
+	free_ctx(ctx);
+}
+END_TEST
+
+/* QP_CREATE as Linux checks a call before any handler runs: attributes
+ * in the order given, a PD handle looked up (5 is a PD, 6 a CQ, nothing
+ * else exists), an unknown mandatory attribute refused, then missing
+ * mandatory ones.  A call that would reach the handler fails the test. */
+static int qp_create_checks(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->object_id != UVERBS_OBJECT_QP || hdr->method_id != UVERBS_METHOD_QP_CREATE)
+		return EPROTONOSUPPORT;
+	for (unsigned int i = 0; i < hdr->num_attrs; i++) {
+		struct ib_uverbs_attr *a = &hdr->attrs[i];
+
+		ck_assert_uint_ne(a->attr_id, UVERBS_ATTR_CREATE_QP_HANDLE);
+		if (a->attr_id == UVERBS_ATTR_CREATE_QP_PD_HANDLE) {
+			if (a->data != 5)
+				return a->data == 6 ? EINVAL : ENOENT;
+		} else if (a->attr_id > UVERBS_ATTR_CREATE_QP_RESP_QP_NUM &&
+			   (a->flags & UVERBS_ATTR_F_MANDATORY)) {
+			return EPROTONOSUPPORT;
+		}
+	}
+	return EINVAL;
+}
+
+START_TEST(import_pd_asks_the_kernel)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct ibv_pd *pd;
+
+	kernel_ioctl = qp_create_checks;
+	pd = ibv_import_pd(ctx, 5);
+	ck_assert_ptr_nonnull(pd);
+	ck_assert_uint_eq(pd->handle, 5);
+	ck_assert_ptr_eq(pd->context, ctx);
+	ibv_unimport_pd(pd);
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_pd(ctx, 7));
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_pd(ctx, 6));
+	ck_assert_int_eq(errno, EINVAL);
+	for (int i = 0; i < ncalls; i++)
+		ck_assert_int_eq(calls[i].kind, IOCTL);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* A kernel that cannot say (no QP_CREATE method, no ioctl, or the forced
+ * write mode): no number is taken on trust. */
+START_TEST(import_pd_needs_a_kernel_that_can_check)
+{
+	static const char *const modes[] = { "auto", "write" };
+	static int (*const kernels[])(struct ib_uverbs_ioctl_hdr *) = { tunnel_only_ioctl, NULL };
+
+	for (int m = 0; m < 2; m++) {
+		for (int k = 0; k < 2; k++) {
+			struct ibv_context *ctx = new_ctx(modes[m]);
+
+			kernel_ioctl = kernels[k];
+			errno = 0;
+			ck_assert_ptr_null(ibv_import_pd(ctx, 5));
+			ck_assert_int_eq(errno, EOPNOTSUPP);
+			free_ctx(ctx);
+		}
+	}
+	for (int i = 0; i < ncalls; i++)
+		ck_assert_int_eq(calls[i].kind, IOCTL);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Fork protection of memory regions                                   */
+
+static long page;
+
+/* The kernel's word: is the mapping holding addr kept out of fork()
+ * children ("dc" in its VmFlags)? */
+static bool dontfork(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	uintptr_t lo, hi, a = (uintptr_t)addr;
+	bool inside = false, dc = false;
+	char line[1024];
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
+			inside = lo <= a && a < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			dc = strstr(line, " dc") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return dc;
+}
+
+static bool kernel_needs_dontfork(void)
+{
+	return false;
+}
+
+/* Two pages and an unmapped one after them.  madvise() splits mappings,
+ * so smaps tells each page's advice. */
+static char *two_pages(void)
+{
+	char *p = mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(munmap(p + 2 * page, page), 0);
+	return p;
+}
+
+static void mr_setup(void)
+{
+	setup();
+	kernel_write = answering_write;
+	page = sysconf(_SC_PAGESIZE);
+	verbs_fork_kernel_copies_on_fork = kernel_needs_dontfork;
+	ck_assert_int_eq(ibv_fork_init(), 0);
+}
+
+static int refusing_rereg(void *buf, size_t len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = buf;
+
+	return hdr->command == IB_USER_VERBS_CMD_REREG_MR ? EINVAL : answering_write(buf, len);
+}
+
+/* Turning on-demand paging off makes the MR pin its pages: they must be
+ * counted, or its dereg takes another MR's protection with it. */
+START_TEST(rereg_to_pinned_counts_the_pages)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *pinned, *odp;
+
+	pinned = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+	odp = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	ck_assert(pinned && odp);
+	ck_assert_int_eq(ibv_rereg_mr(odp, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE), 0);
+	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
+	ck_assert(dontfork(p));
+	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
+	ck_assert(!dontfork(p));
+	free_ctx(ctx);
+}
+END_TEST
+
+/* Turning it on releases them: on-demand MRs pin nothing. */
+START_TEST(rereg_to_on_demand_releases_the_pages)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *mr = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert_ptr_nonnull(mr);
+	ck_assert(dontfork(p));
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND), 0);
+	ck_assert(!dontfork(p));
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, &pd, NULL, 0, 0), 0);
+	ck_assert(!dontfork(p));
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	ck_assert(!dontfork(p));
+	free_ctx(ctx);
+}
+END_TEST
+
+START_TEST(rereg_moves_the_protection)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *mr = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert_ptr_nonnull(mr);
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + page, page,
+				      0), 0);
+	ck_assert(!dontfork(p));
+	ck_assert(dontfork(p + page));
+	/* A range that cannot be protected: nothing changes. */
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + 2 * page,
+				      page, 0), IBV_REREG_MR_ERR_DONT_FORK_NEW);
+	ck_assert_int_eq(errno, ENOMEM);
+	ck_assert_ptr_eq(mr->addr, p + page);
+	/* Moved and made on-demand at once: nothing stays protected. */
+	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION |
+				      IBV_REREG_MR_CHANGE_ACCESS, NULL, p, page,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND), 0);
+	ck_assert(!dontfork(p));
+	ck_assert(!dontfork(p + page));
+	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* The kernel refuses: the counts are as they were before the call. */
+START_TEST(refused_rereg_keeps_the_counts)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_pd pd = { .context = ctx, .handle = 1 };
+	char *p = two_pages();
+	struct ibv_mr *odp = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	struct ibv_mr *pinned = ibv_reg_mr(&pd, p + page, page, IBV_ACCESS_LOCAL_WRITE);
+
+	ck_assert(odp && pinned);
+	kernel_write = refusing_rereg;
+	errno = 0;
+	ck_assert_int_eq(ibv_rereg_mr(odp, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE), IBV_REREG_MR_ERR_CMD);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert(!dontfork(p));
+	ck_assert_int_eq(ibv_rereg_mr(pinned, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p, page, 0),
+			 IBV_REREG_MR_ERR_CMD);
+	ck_assert(!dontfork(p));
+	ck_assert(dontfork(p + page));
+	ck_assert_int_eq(ibv_rereg_mr(pinned, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND),
+			 IBV_REREG_MR_ERR_CMD);
+	ck_assert(dontfork(p + page));
+	kernel_write = answering_write;
+	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
+	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
+	ck_assert(!dontfork(p + page));
+	free_ctx(ctx);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cmd");
 	TCase *enc = tcase_create("encoding"), *fb = tcase_create("fallback");
-	TCase *destroy = tcase_create("destroy");
+	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
+	TCase *conv = tcase_create("conventions"), *mr = tcase_create("memory regions");
 	SRunner *sr;
 	int failed;
 
 	tcase_add_checked_fixture(enc, setup, NULL);
 	tcase_add_checked_fixture(fb, setup, NULL);
 	tcase_add_checked_fixture(destroy, setup, NULL);
+	tcase_add_checked_fixture(cq, cq_setup, NULL);
+	tcase_add_checked_fixture(conv, setup, NULL);
+	tcase_add_checked_fixture(mr, mr_setup, NULL);
 	tcase_add_test(enc, write_alloc_pd_bytes);
 	tcase_add_test(enc, write_extended_create_cq_bytes);
 	tcase_add_test(enc, tunnelled_alloc_pd_bytes);
@@ -693,20 +1310,38 @@ int main(void)
 	tcase_add_test(enc, ioctl_query_port_bytes);
 	tcase_add_test(enc, write_post_send_bytes);
 	tcase_add_test(enc, doorbell_posts_nothing);
+	tcase_add_test(enc, create_qp_leaves_the_callers_attr_alone);
 	tcase_add_test(fb, enotty_means_write_for_everything);
 	tcase_add_test(fb, eprotonosupport_means_write_for_that_method);
-	tcase_add_test(fb, tunnel_refusal_is_per_command);
+	tcase_add_test(fb, method_eopnotsupp_is_the_answer);
+	tcase_add_test(fb, tunnelled_eopnotsupp_is_the_answer);
 	tcase_add_test(fb, forced_write_never_ioctls);
 	tcase_add_test(fb, forced_ioctl_never_writes);
 	tcase_add_test(fb, write_only_kernel_get_context);
 	tcase_add_test(fb, ioctl_get_context_allocates_async_fd);
+	tcase_add_test(fb, get_context_is_sent_once);
 	tcase_add_test(fb, ioctl_only_method_falls_back_once);
 	tcase_add_test(fb, driver_errors_are_not_refusals);
 	tcase_add_test(destroy, destroy_cq_waits_for_acks);
 	tcase_add_test(destroy, disassociated_destroy);
 	suite_add_tcase(s, enc);
 	suite_add_tcase(s, fb);
+	tcase_add_test(cq, channel_is_busy_while_a_cq_is_made_on_it);
+	tcase_add_test(cq, failed_cq_leaves_the_channel_free);
 	suite_add_tcase(s, destroy);
+	tcase_add_test(conv, every_qp_of_create_qp_ex_has_qp_ex);
+	tcase_add_test(conv, set_ece_errors);
+	tcase_add_test(conv, create_cq_ex_unknown_comp_mask);
+	tcase_add_test(conv, get_pkey_index_keeps_the_real_errno);
+	tcase_add_test(conv, import_pd_asks_the_kernel);
+	tcase_add_test(conv, import_pd_needs_a_kernel_that_can_check);
+	suite_add_tcase(s, cq);
+	tcase_add_test(mr, rereg_to_pinned_counts_the_pages);
+	tcase_add_test(mr, rereg_to_on_demand_releases_the_pages);
+	tcase_add_test(mr, rereg_moves_the_protection);
+	tcase_add_test(mr, refused_rereg_keeps_the_counts);
+	suite_add_tcase(s, conv);
+	suite_add_tcase(s, mr);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

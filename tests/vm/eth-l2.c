@@ -5,8 +5,9 @@
  * IPv6 and IPv4 multicast), this host's own address, a neighbour entry
  * set with `ip neigh`, a network behind that neighbour as gateway, an
  * on-link address nobody answers for, a network without a route, and a
- * source GID on a VLAN device (VLAN id 7).  Resolution that has to wait
- * for ARP cannot be shown here: rxe's netdev is a dummy, which does none.
+ * source GID on a VLAN device (VLAN id 7), some of them without asking
+ * for the VLAN (vid NULL).  Resolution that has to wait for ARP cannot
+ * be shown here: rxe's netdev is a dummy, which does none.
  */
 #include <arpa/inet.h>
 #include <stdint.h>
@@ -70,6 +71,25 @@ static void expect(const char *ip, int sgid, const char *want_mac, int want_vid)
 		printf("ok %s: %s vid %#x\n", ip, got, vid);
 }
 
+/* The VLAN is an optional output: vid NULL asks for the MAC alone. */
+static void expect_mac_only(const char *ip, int sgid, const char *want_mac)
+{
+	struct ibv_ah_attr attr = {
+		.is_global = 1,
+		.port_num = 1,
+		.grh = { .sgid_index = sgid, .hop_limit = 64 },
+	};
+	uint8_t mac[ETHERNET_LL_SIZE] = {};
+	char got[32];
+	int ret;
+
+	gid_of(ip, &attr.grh.dgid);
+	ret = ibv_resolve_eth_l2_from_gid(ctx, &attr, mac, NULL);
+	mac_str(mac, got);
+	CHECK(ret == 0 && !strcmp(got, want_mac), "%s without vid: %d, %s; want %s", ip, ret,
+	      got, want_mac);
+}
+
 /* The index of GID ip on port 1, or -1. */
 static int find_gid(const char *ip, int tries)
 {
@@ -122,6 +142,7 @@ int main(void)
 	/* a dummy netdev does no ARP: the kernel's entry is its own MAC */
 	expect("192.0.2.99", sgid, own, 0xffff);
 	expect("203.0.113.9", sgid, NULL, 0);
+	expect_mac_only("192.0.2.7", sgid, "02:11:22:33:44:55");
 
 	printf("-- bad arguments\n");
 	ret = ibv_resolve_eth_l2_from_gid(ctx, &local, mac, &vid);
@@ -153,6 +174,7 @@ int main(void)
 		} else {
 			expect("198.18.7.2", vlan_sgid, "02:00:00:00:07:02", 7);
 			expect("198.18.7.1", vlan_sgid, own, 7);
+			expect_mac_only("198.18.7.2", vlan_sgid, "02:00:00:00:07:02");
 		}
 		vt_sh("ip link delete %s.7", netdev);
 	}

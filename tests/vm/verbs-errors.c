@@ -87,13 +87,13 @@ static void completion_queues(void)
 	EXPECT_NULL(EINVAL, ibv_create_cq(ctx, 4, NULL, NULL, -1), put_cq);
 
 	/*
-	 * An unknown comp_mask bit: refused.  Upstream (its rxe provider,
-	 * through the kernel command) returns NULL without setting errno;
-	 * ours says EINVAL, as for every unknown extension bit.  Named
-	 * difference: upstream leaves errno stale (VT_NO_ERRNO here).
+	 * An unknown comp_mask bit: unsupported.  Upstream's kernel-command
+	 * layer says EOPNOTSUPP, but its rxe provider returns that as a
+	 * value and leaves errno stale (named difference: VT_NO_ERRNO here).
 	 */
 	cq_attr.comp_mask = 1u << 31;
-	EXPECT_NULL(vt_upstream ? VT_NO_ERRNO : EINVAL, ibv_create_cq_ex(ctx, &cq_attr), put_cq_ex);
+	EXPECT_NULL(vt_upstream ? VT_NO_ERRNO : EOPNOTSUPP, ibv_create_cq_ex(ctx, &cq_attr),
+		    put_cq_ex);
 	cq_attr.comp_mask = 0;
 	cq_attr.wc_flags = IBV_WC_EX_WITH_TM_INFO;
 	EXPECT_NULL(EOPNOTSUPP, ibv_create_cq_ex(ctx, &cq_attr), put_cq_ex);
@@ -133,6 +133,25 @@ static struct ibv_qp_init_attr qp_init(struct ibv_cq *cq)
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+}
+
+/* A QP of ibv_create_qp_ex() beyond a PD-only request is an extended one
+ * even without send_ops_flags (upstream's too). */
+static void extended_qp(struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS, .pd = pd,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &attr);
+
+	if (!qp) {
+		vt_fail("ibv_create_qp_ex: %s", strerror(errno));
+		return;
+	}
+	CHECK(ibv_qp_to_qp_ex(qp) != NULL, "create_qp_ex made a QP without qp_ex");
+	EXPECT_RET(0, ibv_destroy_qp(qp));
 }
 
 static void queue_pairs(void)
@@ -193,11 +212,18 @@ static void queue_pairs(void)
 	      attr.qp_state);
 	/* a send on a QP that cannot send */
 	EXPECT_RET(EINVAL, ibv_post_send(qp, &wr, &bad));
+	/* no vendor, no options to negotiate: the errno is returned and set */
+	errno = 0;
+	EXPECT_RET(EOPNOTSUPP, ibv_set_ece(qp, &(struct ibv_ece){ 0 }));
+	CHECK(errno == EOPNOTSUPP, "set_ece errno %s", vt_errname(errno));
+	/* rxe has no ECE (upstream leaves errno alone here, ours sets it) */
+	EXPECT_RET(EOPNOTSUPP, ibv_set_ece(qp, &(struct ibv_ece){ .vendor_id = 0x15b3 }));
 
 	/* objects in use cannot go */
 	EXPECT_RET(EBUSY, ibv_destroy_cq(cq));
 	EXPECT_RET(EBUSY, ibv_dealloc_pd(pd));
 	EXPECT_RET(0, ibv_destroy_qp(qp));
+	extended_qp(cq);
 	EXPECT_RET(0, ibv_destroy_cq(cq));
 }
 
@@ -274,6 +300,29 @@ static void address_handles(void)
 	}
 	EXPECT_RET(EBUSY, ibv_dealloc_pd(pd));
 	EXPECT_RET(0, ibv_destroy_ah(ah));
+}
+
+/*
+ * Named difference: upstream's rxe provider imports nothing
+ * (EOPNOTSUPP).  Ours asks the kernel whether the handle names a PD of
+ * the context; through write() alone it cannot ask, and refuses
+ * (EOPNOTSUPP) rather than take the number on trust.
+ */
+static void imported_pds(void)
+{
+	const char *mode = getenv("OPENVERBS_CMD_MODE");
+	bool can_ask = !vt_upstream && !(mode && !strcmp(mode, "write"));
+	struct ibv_cq *cq = ibv_create_cq(ctx, 1, NULL, NULL, 0);
+
+	printf("-- importing PDs by handle (%s)\n", can_ask ? "checked" : "not possible");
+	if (!cq) {
+		vt_fail("ibv_create_cq: %s", strerror(errno));
+		return;
+	}
+	EXPECT_NULL(can_ask ? 0 : EOPNOTSUPP, ibv_import_pd(ctx, pd->handle), ibv_unimport_pd);
+	EXPECT_NULL(can_ask ? ENOENT : EOPNOTSUPP, ibv_import_pd(ctx, 0x7fffff), ibv_unimport_pd);
+	EXPECT_NULL(can_ask ? EINVAL : EOPNOTSUPP, ibv_import_pd(ctx, cq->handle), ibv_unimport_pd);
+	EXPECT_RET(0, ibv_destroy_cq(cq));
 }
 
 static void not_on_rxe(void)
@@ -422,6 +471,7 @@ int main(void)
 	queue_pairs();
 	shared_receive_queues();
 	address_handles();
+	imported_pds();
 	not_on_rxe();
 	more_edges();
 
