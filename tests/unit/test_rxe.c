@@ -752,13 +752,37 @@ START_TEST(post_send_refusals)
 	ck_assert_ptr_eq(bad, &list[2]);
 	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
 	ck_assert_int_eq(doorbells, 1);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
 
-	/* a failed doorbell is reported, against the first request */
+/* A refused doorbell comes after the requests are in the ring, where the
+ * kernel may already run them: they must not be reported as failed, or a
+ * retry would post them twice (ibv_post_send(3): error, bad_wr NULL). */
+START_TEST(post_send_doorbell_refused)
+{
+	struct ibv_qp *qp = new_qp(IBV_QPT_RC, NULL, 0);
+	struct ibv_send_wr list[3] = {
+		{ .wr_id = 1, .next = &list[1], .opcode = IBV_WR_SEND },
+		{ .wr_id = 2, .next = &list[2], .opcode = IBV_WR_SEND },
+		{ .wr_id = 3, .opcode = 99 },
+	};
+	struct ibv_send_wr *bad = &list[2];
+
+	set_state(qp, IBV_QPS_RTS);
 	fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
 	list[1].next = NULL;
-	bad = NULL;
 	ck_assert_int_eq(ibv_post_send(qp, list, &bad), EINVAL);
-	ck_assert_ptr_eq(bad, &list[0]);
+	ck_assert_ptr_null(bad);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
+	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_POST_SEND], 1);
+
+	/* with a refused request as well, bad_wr still names that one */
+	list[1].next = &list[2];
+	ck_assert_int_eq(ibv_post_send(qp, list, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &list[2]);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 4);
+	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_POST_SEND], 2);
 	fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
@@ -947,6 +971,31 @@ START_TEST(wr_ud_needs_address)
 }
 END_TEST
 
+/* ibv_wr_complete and ibv_bind_mw have no bad_wr: a refused doorbell is
+ * returned, and what it was for stays posted (the window's new key too). */
+START_TEST(wr_doorbell_refused)
+{
+	struct ibv_qp *qp = new_qp(IBV_QPT_RC, NULL, rc_ops);
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+	struct ibv_mw mw = { .context = ctx, .pd = pd, .rkey = 0x1200, .type = IBV_MW_TYPE_1 };
+	struct ibv_mw_bind bind = { .wr_id = 9 };
+
+	set_state(qp, IBV_QPS_RTS);
+	fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
+	ibv_wr_start(qx);
+	ibv_wr_send(qx);
+	ibv_wr_send(qx);
+	ck_assert_int_eq(ibv_wr_complete(qx), EINVAL);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
+	ck_assert_int_eq(ibv_bind_mw(qp, &mw, &bind), EINVAL);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 3);
+	ck_assert_uint_eq(mw.rkey, 0x1201);
+	ck_assert_uint_eq(sq_wqe(qp, 2)->wr.wr.mw.rkey, 0x1201);
+	fail_cmd = -1;
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
+
 START_TEST(create_qp_refusals)
 {
 	struct ibv_qp_init_attr_ex attr = {
@@ -1066,6 +1115,8 @@ static Suite *rxe_suite(void)
 	tcase_add_test(t, post_send_encodes);
 	tcase_add_test(t, bind_mw_type1);
 	tcase_add_test(t, post_send_refusals);
+	tcase_add_test(t, post_send_doorbell_refused);
+	tcase_add_test(t, wr_doorbell_refused);
 	tcase_add_test(t, post_send_full);
 	tcase_add_test(t, ud_send);
 	tcase_add_test(t, wr_batch);
