@@ -90,12 +90,14 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 	return ret;
 }
 
+/* Receives may wait in the queue from INIT on; a QP in RESET has no
+ * queues to speak of (the specification asks for an immediate error). */
 int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
 
-	if (ibqp->srq) {
+	if (ibqp->srq || __atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}

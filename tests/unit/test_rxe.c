@@ -1032,6 +1032,7 @@ START_TEST(post_recv_encodes)
 	struct rxe_recv_wqe *w;
 
 	/* receives may be posted before RTR */
+	set_state(qp, IBV_QPS_INIT);
 	for (int i = 0; i < 9; i++)
 		wr[i] = (struct ibv_recv_wr){ .wr_id = 100 + i, .next = i < 8 ? &wr[i + 1] : NULL,
 					      .sg_list = sg, .num_sge = 2 };
@@ -1054,6 +1055,51 @@ START_TEST(post_recv_encodes)
 	ck_assert_int_eq(ibv_post_recv(qp, wr, &bad), EINVAL);
 	ck_assert_ptr_eq(bad, &wr[0]);
 	ck_assert_uint_eq(rq->producer_index, 7);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
+
+/* The states the verbs specification lets a QP take work requests in:
+ * receives from INIT on, sends from RTS on; a refusal touches no ring. */
+START_TEST(post_by_state)
+{
+	struct ibv_qp *qp = new_qp(IBV_QPT_RC, NULL, 0);
+	struct ibv_sge sg = { 0x100, 10, 1 };
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *rbad = NULL;
+	struct ibv_send_wr swr = { .wr_id = 2, .opcode = IBV_WR_SEND }, *sbad = NULL;
+	static const enum ibv_qp_state open_states[] = {
+		IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_QPS_SQD, IBV_QPS_SQE, IBV_QPS_ERR,
+	};
+	uint32_t recvs = 0, sends = 0;
+
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	ck_assert_ptr_eq(rbad, &rwr);
+	for (size_t i = 0; i < sizeof(open_states) / sizeof(open_states[0]); i++) {
+		enum ibv_qp_state state = open_states[i];
+		int want_send = state == IBV_QPS_INIT || state == IBV_QPS_RTR ? EINVAL : 0;
+
+		set_state(qp, state);
+		ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), 0);
+		recvs++;
+		ck_assert_int_eq(ibv_post_send(qp, &swr, &sbad), want_send);
+		sends += !want_send;
+	}
+	set_state(qp, IBV_QPS_RESET);
+	rbad = NULL;
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	ck_assert_ptr_eq(rbad, &rwr);
+	sbad = NULL;
+	ck_assert_int_eq(ibv_post_send(qp, &swr, &sbad), EINVAL);
+	ck_assert_ptr_eq(sbad, &swr);
+	ck_assert_uint_eq(to_rqp(qp)->rq.ring.buf->producer_index, recvs);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, sends);
+	ck_assert_int_eq(doorbells, sends);
+	/* a failed transition leaves the state as it was */
+	fail_cmd = IB_USER_VERBS_CMD_MODIFY_QP;
+	ck_assert_int_eq(ibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT },
+				       IBV_QP_STATE), EINVAL);
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
 END_TEST
@@ -1123,6 +1169,7 @@ static Suite *rxe_suite(void)
 	tcase_add_test(t, wr_ud_needs_address);
 	tcase_add_test(t, create_qp_refusals);
 	tcase_add_test(t, post_recv_encodes);
+	tcase_add_test(t, post_by_state);
 	tcase_add_test(t, srq_resize);
 	suite_add_tcase(s, t);
 	return s;
