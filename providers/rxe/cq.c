@@ -249,9 +249,14 @@ static uint8_t rxe_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return cqx_to_rcq(cqx)->cur->dlid_path_bits;
 }
 
-/* rxe completions carry the standard fields only: no timestamps, VLAN,
- * flow tags or tag matching.  Parent domains and CQ flags are not
- * supported by the kernel driver either. */
+/*
+ * rxe completions carry the standard fields only: no timestamps, VLAN,
+ * flow tags or tag matching, and the kernel driver takes no CQ flags.
+ * Two requests need nothing from it and are accepted, as upstream's rxe
+ * does: the single-threaded hint (the lock stays, uncontended), and a
+ * parent domain, whose allocators have nothing to allocate here since
+ * the kernel makes the ring.
+ */
 struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 				   struct ibv_cq_init_attr_ex *attr)
 {
@@ -259,8 +264,8 @@ struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 	struct rxe_cq *cq;
 
 	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
-	    (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -522,11 +522,35 @@ START_TEST(cq_ex_unsupported)
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	attr.wc_flags = 0;
 	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
-	attr.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	attr.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.flags = 1 << 7;
 	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	/* refused before reaching the kernel */
 	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 1);
+}
+END_TEST
+
+/* As upstream's rxe: the single-threaded hint and a parent domain are
+ * accepted (the kernel allocates the ring: no allocator to take from a
+ * parent domain), and neither reaches the kernel. */
+START_TEST(cq_ex_hints)
+{
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED, .parent_domain = pd };
+	struct ibv_cq_ex *cqx;
+
+	cqx = ibv_create_cq_ex(ctx, &attr);
+	ck_assert_ptr_nonnull(cqx);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	cqx = ibv_create_cq_ex(ctx, &attr);
+	ck_assert_ptr_nonnull(cqx);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 3);
 }
 END_TEST
 
@@ -1155,6 +1179,7 @@ static Suite *rxe_suite(void)
 	tcase_add_test(t, poll_cq_wraps);
 	tcase_add_test(t, cq_ex_polling);
 	tcase_add_test(t, cq_ex_unsupported);
+	tcase_add_test(t, cq_ex_hints);
 	tcase_add_test(t, resize_cq_remaps);
 	tcase_add_test(t, create_cq_bad_ring);
 	tcase_add_test(t, qp_geometry);
