@@ -43,9 +43,12 @@ static struct rxe_cq *cq_create(struct ibv_context *ctx, int cqe,
 	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
 		goto err_free;
-	ret = verbs_cmd_create_cq(ctx, cqe, channel, comp_vector, 0, &cq->vcq, &udata);
+	ret = rxe_mover_init(&cq->mover);
 	if (ret)
 		goto err_lock;
+	ret = verbs_cmd_create_cq(ctx, cqe, channel, comp_vector, 0, &cq->vcq, &udata);
+	if (ret)
+		goto err_mover;
 	ret = rxe_ring_map(&cq->ring, ctx->cmd_fd, &resp.mi);
 	if (ret)
 		goto err_destroy;
@@ -53,6 +56,8 @@ static struct rxe_cq *cq_create(struct ibv_context *ctx, int cqe,
 
 err_destroy:
 	verbs_cmd_destroy_cq(&cq->vcq.cq);
+err_mover:
+	rxe_mover_destroy(&cq->mover);
 err_lock:
 	pthread_spin_destroy(&cq->lock);
 err_free:
@@ -69,28 +74,20 @@ struct ibv_cq *rxe_create_cq(struct ibv_context *ctx, int cqe,
 	return cq ? &cq->vcq.cq : NULL;
 }
 
-/* The kernel keeps the entries still unread: it copies them into the new
- * ring, which restarts our consumer index, so no poll may run meanwhile. */
+/* The kernel copies the entries still unread into the new ring, where
+ * our consumer index starts over (see "Moving a ring" in rxe.h). */
 int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 {
 	struct rxe_cq *cq = to_rcq(ibcq);
 	struct rxe_resize_cq_resp resp = {};
 	struct verbs_udata udata = { .out = &resp, .out_len = sizeof(resp) };
-	struct rxe_ring old;
-	int ret;
+	int ret, map_ret;
 
-	pthread_spin_lock(&cq->lock);
+	rxe_move_begin(&cq->mover, &cq->lock);
 	ret = verbs_cmd_resize_cq(ibcq, cqe, &udata);
-	if (!ret) {
-		old = cq->ring;
-		/* Failing here leaves the CQ on a ring the kernel no longer
-		 * fills; nothing better can be done without address space. */
-		ret = rxe_ring_map(&cq->ring, ibcq->context->cmd_fd, &resp.mi);
-		if (!ret)
-			rxe_ring_unmap(&old);
-	}
-	pthread_spin_unlock(&cq->lock);
-	return ret;
+	map_ret = rxe_move_end(&cq->mover, &cq->lock, &cq->ring, ibcq->context->cmd_fd,
+			       ret ? NULL : &resp.mi);
+	return ret ? ret : map_ret;
 }
 
 int rxe_destroy_cq(struct ibv_cq *ibcq)
@@ -102,6 +99,7 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 	if (ret)
 		return ret;
 	rxe_ring_unmap(&cq->ring);
+	rxe_mover_destroy(&cq->mover);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
@@ -133,7 +131,8 @@ int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 	const struct ib_uverbs_wc *k;
 	int n;
 
-	pthread_spin_lock(&cq->lock);
+	if (rxe_ring_end_lock(&cq->lock, &cq->mover))
+		return -EIO;
 	for (n = 0; n < num_entries; n++) {
 		k = rxe_ring_head(&cq->ring);
 		if (!k)
@@ -173,7 +172,8 @@ static int rxe_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask)
 		return EINVAL;
-	pthread_spin_lock(&cq->lock);
+	if (rxe_ring_end_lock(&cq->lock, &cq->mover))
+		return EIO;
 	if (load_current(cqx)) {
 		pthread_spin_unlock(&cq->lock);
 		return ENOENT;
@@ -249,9 +249,14 @@ static uint8_t rxe_read_dlid_path_bits(struct ibv_cq_ex *cqx)
 	return cqx_to_rcq(cqx)->cur->dlid_path_bits;
 }
 
-/* rxe completions carry the standard fields only: no timestamps, VLAN,
- * flow tags or tag matching.  Parent domains and CQ flags are not
- * supported by the kernel driver either. */
+/*
+ * rxe completions carry the standard fields only: no timestamps, VLAN,
+ * flow tags or tag matching, and the kernel driver takes no CQ flags.
+ * Two requests need nothing from it and are accepted, as upstream's rxe
+ * does: the single-threaded hint (the lock stays, uncontended), and a
+ * parent domain, whose allocators have nothing to allocate here since
+ * the kernel makes the ring.
+ */
 struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 				   struct ibv_cq_init_attr_ex *attr)
 {
@@ -259,8 +264,8 @@ struct ibv_cq_ex *rxe_create_cq_ex(struct ibv_context *ctx,
 	struct rxe_cq *cq;
 
 	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
-	    (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}

@@ -64,13 +64,12 @@ static int fill_recv_wqe(const struct rxe_wq *wq, struct rxe_recv_wqe *wqe,
 }
 
 /* What was filled before an error is posted, as ibv_post_recv(3) says. */
-int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad_wr)
+int rxe_wq_post_recv_locked(struct rxe_wq *wq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr)
 {
 	uint32_t start, prod;
 	int ret = 0;
 
-	pthread_spin_lock(&wq->lock);
 	start = prod = rxe_ring_producer(&wq->ring);
 	for (; wr; wr = wr->next) {
 		if (rxe_ring_full(&wq->ring, prod)) {
@@ -84,22 +83,27 @@ int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 	}
 	if (prod != start)
 		rxe_ring_publish(&wq->ring, prod);
-	pthread_spin_unlock(&wq->lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
 }
 
+/* Receives may wait in the queue from INIT on; a QP in RESET has no
+ * queues to speak of (the specification asks for an immediate error). */
 int rxe_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
+	int ret;
 
-	if (ibqp->srq) {
+	if (ibqp->srq || __atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return rxe_wq_post_recv(&qp->rq, wr, bad_wr);
+	pthread_spin_lock(&qp->rq.lock);
+	ret = rxe_wq_post_recv_locked(&qp->rq, wr, bad_wr);
+	pthread_spin_unlock(&qp->rq.lock);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

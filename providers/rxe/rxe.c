@@ -41,6 +41,66 @@ void rxe_ring_unmap(struct rxe_ring *r)
 }
 
 /* ------------------------------------------------------------------ */
+/* Moving rings (see rxe.h)                                            */
+
+int rxe_mover_init(struct rxe_ring_mover *m)
+{
+	m->flags = 0;
+	return pthread_mutex_init(&m->lock, NULL);
+}
+
+void rxe_mover_destroy(struct rxe_ring_mover *m)
+{
+	pthread_mutex_destroy(&m->lock);
+}
+
+int rxe_ring_end_lock_slow(pthread_spinlock_t *lock, struct rxe_ring_mover *m)
+{
+	while (m->flags & RXE_RING_MOVING) {
+		pthread_spin_unlock(lock);
+		pthread_mutex_lock(&m->lock);
+		pthread_mutex_unlock(&m->lock);
+		pthread_spin_lock(lock);
+	}
+	if (!m->flags)
+		return 0;
+	pthread_spin_unlock(lock);
+	return EIO;
+}
+
+void rxe_move_begin(struct rxe_ring_mover *m, pthread_spinlock_t *lock)
+{
+	pthread_mutex_lock(&m->lock);
+	pthread_spin_lock(lock);
+	m->flags |= RXE_RING_MOVING;
+	pthread_spin_unlock(lock);
+}
+
+/* A lost ring stays mapped, out of reach, until a later move replaces it
+ * or the object is destroyed: the kernel left it, but the mapping keeps
+ * the memory.  A failed command leaves a lost ring lost. */
+int rxe_move_end(struct rxe_ring_mover *m, pthread_spinlock_t *lock, struct rxe_ring *ring,
+		 int cmd_fd, const struct mminfo *moved_to)
+{
+	struct rxe_ring fresh, old = {};
+	int ret = moved_to ? rxe_ring_map(&fresh, cmd_fd, moved_to) : 0;
+
+	pthread_spin_lock(lock);
+	m->flags &= ~RXE_RING_MOVING;
+	if (moved_to && !ret) {
+		old = *ring;
+		*ring = fresh;
+		m->flags &= ~RXE_RING_LOST;
+	} else if (moved_to) {
+		m->flags |= RXE_RING_LOST;
+	}
+	pthread_spin_unlock(lock);
+	rxe_ring_unmap(&old);
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* Contexts                                                            */
 
 static const struct verbs_ops rxe_ops = {

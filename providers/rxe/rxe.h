@@ -97,6 +97,53 @@ static inline void rxe_ring_pop(struct rxe_ring *r)
 	__atomic_store_n(&r->buf->consumer_index, rxe_ring_next(r, cons), __ATOMIC_RELEASE);
 }
 
+/*
+ * Moving a ring (ibv_resize_cq, ibv_modify_srq with IBV_SRQ_MAX_WR): the
+ * kernel copies the pending entries into a new ring, from the index it
+ * reads at that moment, and abandons the old one.  So from the start of
+ * the command until the new ring is mapped, nobody may consume from a
+ * CQ's old ring (an entry would come out twice) or produce into an SRQ's
+ * (the receive would be lost).  The mover's flags say so under the
+ * spinlock of the ring end we own, and whoever finds a move running
+ * waits on the mover's mutex, which the move holds across its system
+ * calls: nobody spins through them.
+ */
+enum {
+	RXE_RING_MOVING = 1 << 0,
+	RXE_RING_LOST = 1 << 1,		/* moved, but the new ring could not be mapped */
+};
+
+struct rxe_ring_mover {
+	unsigned int flags;		/* RXE_RING_*, under the ring end's spinlock */
+	pthread_mutex_t lock;
+};
+
+/* 0 or an errno value. */
+int rxe_mover_init(struct rxe_ring_mover *m);
+void rxe_mover_destroy(struct rxe_ring_mover *m);
+
+int rxe_ring_end_lock_slow(pthread_spinlock_t *lock, struct rxe_ring_mover *m);
+
+/* Locks a ring end that can move, once no move runs: 0, or EIO and not
+ * locked if its ring was lost. */
+static inline int rxe_ring_end_lock(pthread_spinlock_t *lock, struct rxe_ring_mover *m)
+{
+	pthread_spin_lock(lock);
+	if (__builtin_expect(!m->flags, 1))
+		return 0;
+	return rxe_ring_end_lock_slow(lock, m);
+}
+
+/* Starts a move of the ring behind lock; the caller then sends the
+ * kernel command and hands its outcome to rxe_move_end(). */
+void rxe_move_begin(struct rxe_ring_mover *m, pthread_spinlock_t *lock);
+/* Ends the move.  moved_to: where the kernel put the ring, NULL if the
+ * command failed and it stayed.  The new ring replaces *ring; if it
+ * cannot be mapped, the ring is lost (until a later move succeeds) and
+ * the mapping's error is returned. */
+int rxe_move_end(struct rxe_ring_mover *m, pthread_spinlock_t *lock, struct rxe_ring *ring,
+		 int cmd_fd, const struct mminfo *moved_to);
+
 /* ------------------------------------------------------------------ */
 /* Objects                                                             */
 
@@ -104,6 +151,7 @@ struct rxe_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* the consumer end */
 	struct rxe_ring ring;
+	struct rxe_ring_mover mover;
 	const struct ib_uverbs_wc *cur;	/* extended polling: entry being read */
 };
 
@@ -132,6 +180,7 @@ struct rxe_qp {
 struct rxe_srq {
 	struct verbs_srq vsrq;
 	struct rxe_wq rq;
+	struct rxe_ring_mover mover;
 };
 
 struct rxe_ah {
@@ -178,9 +227,10 @@ int rxe_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
 int rxe_destroy_qp(struct ibv_qp *qp);
 int rxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
-/* Receive work requests into a receive or shared receive queue. */
-int rxe_wq_post_recv(struct rxe_wq *wq, struct ibv_recv_wr *wr,
-		     struct ibv_recv_wr **bad_wr);
+/* Receive work requests into a receive or shared receive queue, whose
+ * lock the caller holds. */
+int rxe_wq_post_recv_locked(struct rxe_wq *wq, struct ibv_recv_wr *wr,
+			    struct ibv_recv_wr **bad_wr);
 int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi,
 		uint32_t max_sge, uint32_t max_inline);
 void rxe_wq_cleanup(struct rxe_wq *wq);

@@ -244,12 +244,17 @@ static int fill_wqe(struct rxe_qp *qp, struct rxe_send_wqe *wqe, struct ibv_send
 	return ret;
 }
 
-/* What was filled before an error is posted, as ibv_post_send(3) says. */
+/*
+ * What was filled before an error is posted, as ibv_post_send(3) says.
+ * Once published, requests are the kernel's (it may run them before the
+ * doorbell, or without it), so a refused doorbell cannot make them fail:
+ * it is reported with bad_wr NULL, or not at all when a refused request
+ * already names where posting stopped.
+ */
 int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
 	struct rxe_qp *qp = to_rqp(ibqp);
-	struct ibv_send_wr *first = wr;
 	uint32_t start, prod;
 	int ret = 0, kick;
 
@@ -280,7 +285,7 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (prod != start) {
 		kick = ring_doorbell(qp);
 		if (kick && !ret) {
-			*bad_wr = first;
+			*bad_wr = NULL;
 			ret = kick;
 		}
 	}
@@ -288,7 +293,8 @@ int rxe_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 }
 
 /* Type 1 windows are bound through the send queue like type 2 ones, with
- * the next key. */
+ * the next key.  A refused doorbell is returned, but the bind stays queued
+ * and the window keeps its new key. */
 int rxe_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind)
 {
 	struct ibv_send_wr wr = {

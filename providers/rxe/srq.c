@@ -29,9 +29,12 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	ret = verbs_cmd_create_srq(ctx, &srq->vsrq, attr, &udata);
+	ret = rxe_mover_init(&srq->mover);
 	if (ret)
 		goto err_free;
+	ret = verbs_cmd_create_srq(ctx, &srq->vsrq, attr, &udata);
+	if (ret)
+		goto err_mover;
 	ret = rxe_wq_init(&srq->rq, ctx->cmd_fd, &resp.mi, attr->attr.max_sge, 0);
 	if (ret)
 		goto err_destroy;
@@ -40,6 +43,8 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 
 err_destroy:
 	verbs_cmd_destroy_srq(&srq->vsrq.srq);
+err_mover:
+	rxe_mover_destroy(&srq->mover);
 err_free:
 	free(srq);
 	errno = ret;
@@ -49,8 +54,8 @@ err_free:
 /*
  * The kernel always wants our request here, and writes the new ring's
  * mmap information to the address it names (not to the response).  It
- * moves the posted receives into the new ring, so nothing may be posted
- * meanwhile.
+ * copies the posted receives into the new ring (see "Moving a ring" in
+ * rxe.h); a limit alone leaves the ring where it is.
  */
 int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 {
@@ -58,20 +63,15 @@ int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 	struct mminfo mi = {};
 	struct rxe_modify_srq_cmd cmd = { .mmap_info_addr = (uintptr_t)&mi };
 	struct verbs_udata udata = { .in = &cmd, .in_len = sizeof(cmd) };
-	struct rxe_ring old;
-	int ret;
+	int ret, map_ret;
 
-	pthread_spin_lock(&srq->rq.lock);
+	if (!(mask & IBV_SRQ_MAX_WR))
+		return verbs_cmd_modify_srq(ibsrq, attr, mask, &udata);
+	rxe_move_begin(&srq->mover, &srq->rq.lock);
 	ret = verbs_cmd_modify_srq(ibsrq, attr, mask, &udata);
-	if (!ret && (mask & IBV_SRQ_MAX_WR)) {
-		old = srq->rq.ring;
-		/* On failure the old ring stays, but the kernel has left it. */
-		ret = rxe_ring_map(&srq->rq.ring, ibsrq->context->cmd_fd, &mi);
-		if (!ret)
-			rxe_ring_unmap(&old);
-	}
-	pthread_spin_unlock(&srq->rq.lock);
-	return ret;
+	map_ret = rxe_move_end(&srq->mover, &srq->rq.lock, &srq->rq.ring,
+			       ibsrq->context->cmd_fd, ret ? NULL : &mi);
+	return ret ? ret : map_ret;
 }
 
 int rxe_destroy_srq(struct ibv_srq *ibsrq)
@@ -83,6 +83,7 @@ int rxe_destroy_srq(struct ibv_srq *ibsrq)
 	if (ret)
 		return ret;
 	rxe_wq_cleanup(&srq->rq);
+	rxe_mover_destroy(&srq->mover);
 	free(srq);
 	return 0;
 }
@@ -90,5 +91,15 @@ int rxe_destroy_srq(struct ibv_srq *ibsrq)
 int rxe_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr)
 {
-	return rxe_wq_post_recv(&to_rsrq(ibsrq)->rq, wr, bad_wr);
+	struct rxe_srq *srq = to_rsrq(ibsrq);
+	int ret;
+
+	ret = rxe_ring_end_lock(&srq->rq.lock, &srq->mover);
+	if (ret) {
+		*bad_wr = wr;
+		return ret;
+	}
+	ret = rxe_wq_post_recv_locked(&srq->rq, wr, bad_wr);
+	pthread_spin_unlock(&srq->rq.lock);
+	return ret;
 }

@@ -13,6 +13,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,10 +33,29 @@ static uint8_t *kmem;		/* the kernel's view of it */
 static size_t knext;		/* next free page */
 
 static int ncmds[64];		/* commands seen, by number */
+static uint32_t handles = 1;	/* the next object's */
 static int doorbells;		/* post_send with no work request */
 static int fail_cmd = -1;	/* this command fails with EINVAL */
 static uint32_t next_ah_num;	/* what CREATE_AH returns */
 static bool bad_geometry;	/* rings announce more slots than they have */
+static bool unmappable_move;	/* moved rings are announced too small to map */
+/* Called as each command arrives, before it is carried out. */
+static void (*during_cmd)(uint32_t number);
+
+enum { MAX_HANDLES = 64 };
+/* The ring the kernel uses for each CQ and SRQ, by handle. */
+static struct rxe_queue_buf *kqueue[MAX_HANDLES];
+
+/* A resize under test: while its command runs, the ring end that moves
+ * must be unlocked (no thread spins through a system call), and a thread
+ * that comes to use it then must wait for the new ring. */
+static struct {
+	uint32_t cmd;
+	pthread_spinlock_t *lock;	/* of the ring end that moves */
+	void *(*user)(void *);		/* started while the command runs */
+	pthread_t thread;
+	atomic_bool user_done;
+} move;
 
 struct kring {
 	struct rxe_queue_buf *buf;
@@ -77,6 +98,26 @@ static void *kslot(struct rxe_queue_buf *b, uint32_t i)
 	return b->data + ((size_t)(i & b->index_mask) << b->log2_elem_size);
 }
 
+/* As rxe_queue_resize(): the pending entries move to the front of the new
+ * ring, and the old one is left empty (consumer index at the producer's). */
+static void kring_move(struct rxe_queue_buf **cur, const struct kring *to)
+{
+	struct rxe_queue_buf *from = *cur;
+	uint32_t cons = from->consumer_index, prod = from->producer_index, n = 0;
+
+	for (; cons != prod; cons = (cons + 1) & from->index_mask, n++)
+		memcpy(kslot(to->buf, n), kslot(from, cons), (size_t)1 << from->log2_elem_size);
+	to->buf->producer_index = n;
+	from->consumer_index = prod;
+	*cur = to->buf;
+}
+
+static uint32_t new_handle(void)
+{
+	ck_assert_uint_lt(handles, MAX_HANDLES);
+	return handles++;
+}
+
 static uint32_t recv_wqe_size(uint32_t sges)
 {
 	return sizeof(struct rxe_recv_wqe) + sges * sizeof(struct rxe_sge);
@@ -95,8 +136,6 @@ static void *drv_in(const struct cmd *c, size_t core_len)
 	return (uint8_t *)c->req + core_len;
 }
 
-static uint32_t handles = 1;
-
 static void kernel_cmd(struct cmd *c)
 {
 	switch (c->number) {
@@ -108,7 +147,7 @@ static void kernel_cmd(struct cmd *c)
 		break;
 	}
 	case IB_USER_VERBS_CMD_ALLOC_PD:
-		((struct ib_uverbs_alloc_pd_resp *)c->resp)->pd_handle = handles++;
+		((struct ib_uverbs_alloc_pd_resp *)c->resp)->pd_handle = new_handle();
 		break;
 	case IB_USER_VERBS_CMD_CREATE_CQ: {
 		struct ib_uverbs_create_cq *req = c->req;
@@ -116,9 +155,10 @@ static void kernel_cmd(struct cmd *c)
 		struct rxe_create_cq_resp *d = (void *)(r + 1);
 		struct kring k = kring_new(req->cqe, sizeof(struct ib_uverbs_wc) + 32);
 
-		r->cq_handle = handles++;
+		r->cq_handle = new_handle();
 		r->cqe = k.slots - 1;
 		d->mi = k.mi;
+		kqueue[r->cq_handle] = k.buf;
 		break;
 	}
 	case IB_USER_VERBS_CMD_RESIZE_CQ: {
@@ -127,8 +167,11 @@ static void kernel_cmd(struct cmd *c)
 		struct rxe_resize_cq_resp *d = (void *)(r + 1);
 		struct kring k = kring_new(req->cqe, sizeof(struct ib_uverbs_wc) + 32);
 
+		kring_move(&kqueue[req->cq_handle], &k);
 		r->cqe = k.slots - 1;
 		d->mi = k.mi;
+		if (unmappable_move)
+			d->mi.size = sizeof(struct rxe_queue_buf);
 		break;
 	}
 	case IB_USER_VERBS_CMD_CREATE_QP: {
@@ -141,7 +184,7 @@ static void kernel_cmd(struct cmd *c)
 		if (room < req->max_inline_data)
 			room = req->max_inline_data;
 		sq = kring_new(req->max_send_wr, sizeof(struct rxe_send_wqe) + room);
-		r->qp_handle = handles++;
+		r->qp_handle = new_handle();
 		r->qpn = 0x11 + r->qp_handle;
 		r->max_send_wr = sq.slots - 1;
 		r->max_send_sge = room / sizeof(struct rxe_sge);
@@ -161,11 +204,12 @@ static void kernel_cmd(struct cmd *c)
 		struct rxe_create_srq_resp *d = (void *)(r + 1);
 		struct kring k = kring_new(req->max_wr, recv_wqe_size(req->max_sge));
 
-		r->srq_handle = handles++;
+		r->srq_handle = new_handle();
 		r->max_wr = k.slots - 1;
 		r->max_sge = req->max_sge;
 		d->mi = k.mi;
 		d->srq_num = 77;
+		kqueue[r->srq_handle] = k.buf;
 		break;
 	}
 	case IB_USER_VERBS_CMD_MODIFY_SRQ: {
@@ -177,6 +221,9 @@ static void kernel_cmd(struct cmd *c)
 		if (req->attr_mask & IBV_SRQ_MAX_WR) {
 			struct kring k = kring_new(req->max_wr, recv_wqe_size(2));
 
+			kring_move(&kqueue[req->srq_handle], &k);
+			if (unmappable_move)
+				k.mi.size = sizeof(struct rxe_queue_buf);
 			memcpy((void *)(uintptr_t)d->mmap_info_addr, &k.mi, sizeof(k.mi));
 		}
 		break;
@@ -185,7 +232,7 @@ static void kernel_cmd(struct cmd *c)
 		struct ib_uverbs_create_ah_resp *r = c->resp;
 		struct rxe_create_ah_resp *d = (void *)(r + 1);
 
-		r->ah_handle = handles++;
+		r->ah_handle = new_handle();
 		d->ah_num = next_ah_num;
 		break;
 	}
@@ -231,6 +278,8 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 	ck_assert_uint_lt(hdr->command, 64);
 	ck_assert_uint_eq(hdr->in_words * 4, len);
 	ncmds[hdr->command]++;
+	if (during_cmd)
+		during_cmd(hdr->command);
 	if ((int)hdr->command == fail_cmd) {
 		errno = EINVAL;
 		return -1;
@@ -276,6 +325,11 @@ static void setup(void)
 	fail_cmd = -1;
 	next_ah_num = 5;
 	bad_geometry = false;
+	unmappable_move = false;
+	during_cmd = NULL;
+	handles = 1;
+	memset(kqueue, 0, sizeof(kqueue));
+	memset(&move, 0, sizeof(move));
 	kfd = memfd_create("fake-rxe", MFD_CLOEXEC);
 	ck_assert_int_ge(kfd, 0);
 	ck_assert_int_eq(ftruncate(kfd, KMEM_SIZE), 0);
@@ -350,11 +404,23 @@ static struct rxe_send_wqe *sq_wqe(struct ibv_qp *qp, uint32_t i)
 
 static void kernel_complete(struct ibv_cq *c, const struct ib_uverbs_wc *wc)
 {
-	struct rxe_queue_buf *b = to_rcq(c)->ring.buf;
+	struct rxe_queue_buf *b = kqueue[c->handle];
 	uint32_t prod = b->producer_index;
 
 	memcpy(kslot(b, prod), wc, sizeof(*wc));
 	__atomic_store_n(&b->producer_index, (prod + 1) & b->index_mask, __ATOMIC_RELEASE);
+}
+
+/* during_cmd for a resize test */
+static void during_move(uint32_t number)
+{
+	if (number != move.cmd)
+		return;
+	ck_assert_int_eq(pthread_spin_trylock(move.lock), 0);
+	pthread_spin_unlock(move.lock);
+	ck_assert_int_eq(pthread_create(&move.thread, NULL, move.user, NULL), 0);
+	usleep(20000);
+	ck_assert(!atomic_load(&move.user_done));
 }
 
 /* The kernel's geometry is checked against the mapping before use.  (This
@@ -522,11 +588,35 @@ START_TEST(cq_ex_unsupported)
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	attr.wc_flags = 0;
 	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
-	attr.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED;
+	attr.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &attr));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	attr.flags = 1 << 7;
 	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	/* refused before reaching the kernel */
 	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 1);
+}
+END_TEST
+
+/* As upstream's rxe: the single-threaded hint and a parent domain are
+ * accepted (the kernel allocates the ring: no allocator to take from a
+ * parent domain), and neither reaches the kernel. */
+START_TEST(cq_ex_hints)
+{
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .wc_flags = IBV_WC_STANDARD_FLAGS,
+		.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD,
+		.flags = IBV_CREATE_CQ_ATTR_SINGLE_THREADED, .parent_domain = pd };
+	struct ibv_cq_ex *cqx;
+
+	cqx = ibv_create_cq_ex(ctx, &attr);
+	ck_assert_ptr_nonnull(cqx);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	cqx = ibv_create_cq_ex(ctx, &attr);
+	ck_assert_ptr_nonnull(cqx);
+	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 3);
 }
 END_TEST
 
@@ -554,6 +644,80 @@ START_TEST(resize_cq_remaps)
 	fail_cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
 	ck_assert_int_eq(ibv_resize_cq(cq, 100), EINVAL);
 	ck_assert_ptr_eq(to_rcq(cq)->ring.buf, new);
+}
+END_TEST
+
+static int moving_polled;
+static uint64_t moving_wr_ids[8];
+
+static void *poll_while_moving(void *arg)
+{
+	struct ibv_wc wc[8];
+
+	(void)arg;
+	moving_polled = ibv_poll_cq(cq, 8, wc);
+	for (int i = 0; i < moving_polled; i++)
+		moving_wr_ids[i] = wc[i].wr_id;
+	atomic_store(&move.user_done, true);
+	return NULL;
+}
+
+/* A poller that comes during the move gets the entries once, from the new
+ * ring, after the kernel copied them. */
+START_TEST(resize_cq_while_polled)
+{
+	struct ib_uverbs_wc k = { .opcode = IBV_WC_SEND };
+	struct ibv_wc wc[8];
+
+	for (k.wr_id = 1; k.wr_id <= 3; k.wr_id++)
+		kernel_complete(cq, &k);
+	move.cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
+	move.lock = &to_rcq(cq)->lock;
+	move.user = poll_while_moving;
+	during_cmd = during_move;
+	ck_assert_int_eq(ibv_resize_cq(cq, 40), 0);
+	ck_assert_int_eq(pthread_join(move.thread, NULL), 0);
+	ck_assert_int_eq(moving_polled, 3);
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(moving_wr_ids[i], i + 1);
+	ck_assert_uint_eq(to_rcq(cq)->ring.mask, 63);
+	ck_assert_uint_eq(kqueue[cq->handle]->consumer_index, 3);
+	ck_assert_int_eq(ibv_poll_cq(cq, 8, wc), 0);
+}
+END_TEST
+
+/* The kernel moved to a ring that cannot be mapped: the old one is left
+ * behind, so polls fail instead of reading it, until a move succeeds and
+ * brings back what the kernel kept meanwhile. */
+START_TEST(resize_cq_unmappable)
+{
+	struct ibv_cq_init_attr_ex attr = { .cqe = 4, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ib_uverbs_wc k = { .opcode = IBV_WC_RECV, .wr_id = 1 };
+	struct ibv_poll_cq_attr pa = {};
+	struct ibv_cq_ex *cqx = ibv_create_cq_ex(ctx, &attr);
+	struct ibv_cq *c = ibv_cq_ex_to_cq(cqx);
+	struct ibv_wc wc[4];
+
+	ck_assert_ptr_nonnull(cqx);
+	kernel_complete(c, &k);
+	unmappable_move = true;
+	ck_assert_int_eq(ibv_resize_cq(c, 20), EPROTO);
+	ck_assert_int_lt(ibv_poll_cq(c, 4, wc), 0);
+	ck_assert_int_eq(ibv_start_poll(cqx, &pa), EIO);
+	fail_cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
+	ck_assert_int_eq(ibv_resize_cq(c, 20), EINVAL);
+	ck_assert_int_lt(ibv_poll_cq(c, 4, wc), 0);
+	fail_cmd = -1;
+
+	k.wr_id = 2;
+	kernel_complete(c, &k);
+	unmappable_move = false;
+	ck_assert_int_eq(ibv_resize_cq(c, 20), 0);
+	ck_assert_int_eq(ibv_poll_cq(c, 4, wc), 2);
+	ck_assert_uint_eq(wc[0].wr_id, 1);
+	ck_assert_uint_eq(wc[1].wr_id, 2);
+	ck_assert_int_eq(ibv_start_poll(cqx, &pa), ENOENT);
+	ck_assert_int_eq(ibv_destroy_cq(c), 0);
 }
 END_TEST
 
@@ -752,13 +916,37 @@ START_TEST(post_send_refusals)
 	ck_assert_ptr_eq(bad, &list[2]);
 	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
 	ck_assert_int_eq(doorbells, 1);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
 
-	/* a failed doorbell is reported, against the first request */
+/* A refused doorbell comes after the requests are in the ring, where the
+ * kernel may already run them: they must not be reported as failed, or a
+ * retry would post them twice (ibv_post_send(3): error, bad_wr NULL). */
+START_TEST(post_send_doorbell_refused)
+{
+	struct ibv_qp *qp = new_qp(IBV_QPT_RC, NULL, 0);
+	struct ibv_send_wr list[3] = {
+		{ .wr_id = 1, .next = &list[1], .opcode = IBV_WR_SEND },
+		{ .wr_id = 2, .next = &list[2], .opcode = IBV_WR_SEND },
+		{ .wr_id = 3, .opcode = 99 },
+	};
+	struct ibv_send_wr *bad = &list[2];
+
+	set_state(qp, IBV_QPS_RTS);
 	fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
 	list[1].next = NULL;
-	bad = NULL;
 	ck_assert_int_eq(ibv_post_send(qp, list, &bad), EINVAL);
-	ck_assert_ptr_eq(bad, &list[0]);
+	ck_assert_ptr_null(bad);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
+	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_POST_SEND], 1);
+
+	/* with a refused request as well, bad_wr still names that one */
+	list[1].next = &list[2];
+	ck_assert_int_eq(ibv_post_send(qp, list, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &list[2]);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 4);
+	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_POST_SEND], 2);
 	fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
@@ -947,6 +1135,31 @@ START_TEST(wr_ud_needs_address)
 }
 END_TEST
 
+/* ibv_wr_complete and ibv_bind_mw have no bad_wr: a refused doorbell is
+ * returned, and what it was for stays posted (the window's new key too). */
+START_TEST(wr_doorbell_refused)
+{
+	struct ibv_qp *qp = new_qp(IBV_QPT_RC, NULL, rc_ops);
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+	struct ibv_mw mw = { .context = ctx, .pd = pd, .rkey = 0x1200, .type = IBV_MW_TYPE_1 };
+	struct ibv_mw_bind bind = { .wr_id = 9 };
+
+	set_state(qp, IBV_QPS_RTS);
+	fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
+	ibv_wr_start(qx);
+	ibv_wr_send(qx);
+	ibv_wr_send(qx);
+	ck_assert_int_eq(ibv_wr_complete(qx), EINVAL);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
+	ck_assert_int_eq(ibv_bind_mw(qp, &mw, &bind), EINVAL);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, 3);
+	ck_assert_uint_eq(mw.rkey, 0x1201);
+	ck_assert_uint_eq(sq_wqe(qp, 2)->wr.wr.mw.rkey, 0x1201);
+	fail_cmd = -1;
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
+
 START_TEST(create_qp_refusals)
 {
 	struct ibv_qp_init_attr_ex attr = {
@@ -983,6 +1196,7 @@ START_TEST(post_recv_encodes)
 	struct rxe_recv_wqe *w;
 
 	/* receives may be posted before RTR */
+	set_state(qp, IBV_QPS_INIT);
 	for (int i = 0; i < 9; i++)
 		wr[i] = (struct ibv_recv_wr){ .wr_id = 100 + i, .next = i < 8 ? &wr[i + 1] : NULL,
 					      .sg_list = sg, .num_sge = 2 };
@@ -1005,6 +1219,51 @@ START_TEST(post_recv_encodes)
 	ck_assert_int_eq(ibv_post_recv(qp, wr, &bad), EINVAL);
 	ck_assert_ptr_eq(bad, &wr[0]);
 	ck_assert_uint_eq(rq->producer_index, 7);
+	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
+}
+END_TEST
+
+/* The states the verbs specification lets a QP take work requests in:
+ * receives from INIT on, sends from RTS on; a refusal touches no ring. */
+START_TEST(post_by_state)
+{
+	struct ibv_qp *qp = new_qp(IBV_QPT_RC, NULL, 0);
+	struct ibv_sge sg = { 0x100, 10, 1 };
+	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *rbad = NULL;
+	struct ibv_send_wr swr = { .wr_id = 2, .opcode = IBV_WR_SEND }, *sbad = NULL;
+	static const enum ibv_qp_state open_states[] = {
+		IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS, IBV_QPS_SQD, IBV_QPS_SQE, IBV_QPS_ERR,
+	};
+	uint32_t recvs = 0, sends = 0;
+
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	ck_assert_ptr_eq(rbad, &rwr);
+	for (size_t i = 0; i < sizeof(open_states) / sizeof(open_states[0]); i++) {
+		enum ibv_qp_state state = open_states[i];
+		int want_send = state == IBV_QPS_INIT || state == IBV_QPS_RTR ? EINVAL : 0;
+
+		set_state(qp, state);
+		ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), 0);
+		recvs++;
+		ck_assert_int_eq(ibv_post_send(qp, &swr, &sbad), want_send);
+		sends += !want_send;
+	}
+	set_state(qp, IBV_QPS_RESET);
+	rbad = NULL;
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	ck_assert_ptr_eq(rbad, &rwr);
+	sbad = NULL;
+	ck_assert_int_eq(ibv_post_send(qp, &swr, &sbad), EINVAL);
+	ck_assert_ptr_eq(sbad, &swr);
+	ck_assert_uint_eq(to_rqp(qp)->rq.ring.buf->producer_index, recvs);
+	ck_assert_uint_eq(sq_of(qp)->producer_index, sends);
+	ck_assert_int_eq(doorbells, sends);
+	/* a failed transition leaves the state as it was */
+	fail_cmd = IB_USER_VERBS_CMD_MODIFY_QP;
+	ck_assert_int_eq(ibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT },
+				       IBV_QP_STATE), EINVAL);
+	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
+	fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
 END_TEST
@@ -1041,9 +1300,92 @@ START_TEST(srq_resize)
 	ck_assert_ptr_ne(to_rsrq(srq)->rq.ring.buf, ring);
 	ring = to_rsrq(srq)->rq.ring.buf;
 	ck_assert_uint_eq(to_rsrq(srq)->rq.ring.mask, 31);
+	/* the posted receive moved along, ahead of the next one */
 	wr.wr_id = 2;
 	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), 0);
-	ck_assert_uint_eq(((struct rxe_recv_wqe *)kslot(ring, 0))->wr_id, 2);
+	ck_assert_uint_eq(((struct rxe_recv_wqe *)kslot(ring, 0))->wr_id, 1);
+	ck_assert_uint_eq(((struct rxe_recv_wqe *)kslot(ring, 1))->wr_id, 2);
+	ck_assert_uint_eq(ring->producer_index, 2);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+}
+END_TEST
+
+static struct ibv_srq *moving_srq;
+static int moving_post_ret;
+
+static void *post_while_moving(void *arg)
+{
+	struct ibv_sge sg = { 0x300, 30, 3 };
+	struct ibv_recv_wr wr = { .wr_id = 3, .sg_list = &sg, .num_sge = 1 }, *bad;
+
+	(void)arg;
+	moving_post_ret = ibv_post_srq_recv(moving_srq, &wr, &bad);
+	atomic_store(&move.user_done, true);
+	return NULL;
+}
+
+static uint64_t srq_wr_id(struct ibv_srq *srq, uint32_t index)
+{
+	return ((struct rxe_recv_wqe *)kslot(kqueue[srq->handle], index))->wr_id;
+}
+
+/* A receive posted during the move lands in the new ring, behind the ones
+ * the kernel copied; were it written into the old ring, it would be lost. */
+START_TEST(modify_srq_while_posted)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 3, .max_sge = 2 } };
+	struct ibv_srq_attr attr = { .max_wr = 20 };
+	struct ibv_sge sg = { 0x100, 10, 1 };
+	struct ibv_recv_wr wr[2] = {
+		{ .wr_id = 1, .next = &wr[1], .sg_list = &sg, .num_sge = 1 },
+		{ .wr_id = 2, .sg_list = &sg, .num_sge = 1 },
+	}, *bad = NULL;
+
+	moving_srq = ibv_create_srq(pd, &sa);
+	ck_assert_ptr_nonnull(moving_srq);
+	ck_assert_int_eq(ibv_post_srq_recv(moving_srq, wr, &bad), 0);
+	move.cmd = IB_USER_VERBS_CMD_MODIFY_SRQ;
+	move.lock = &to_rsrq(moving_srq)->rq.lock;
+	move.user = post_while_moving;
+	during_cmd = during_move;
+	ck_assert_int_eq(ibv_modify_srq(moving_srq, &attr, IBV_SRQ_MAX_WR), 0);
+	ck_assert_int_eq(pthread_join(move.thread, NULL), 0);
+	during_cmd = NULL;
+	ck_assert_int_eq(moving_post_ret, 0);
+	ck_assert_uint_eq(to_rsrq(moving_srq)->rq.ring.mask, 31);
+	ck_assert_uint_eq(kqueue[moving_srq->handle]->producer_index, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(srq_wr_id(moving_srq, i), i + 1);
+	ck_assert_int_eq(ibv_destroy_srq(moving_srq), 0);
+}
+END_TEST
+
+/* As resize_cq_unmappable: posting fails until a move maps again. */
+START_TEST(modify_srq_unmappable)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 3, .max_sge = 2 } };
+	struct ibv_srq_attr attr = { .max_wr = 20, .srq_limit = 1 };
+	struct ibv_sge sg = { 0x100, 10, 1 };
+	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sg, .num_sge = 1 }, *bad = NULL;
+	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
+
+	ck_assert_ptr_nonnull(srq);
+	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), 0);
+	unmappable_move = true;
+	ck_assert_int_eq(ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR), EPROTO);
+	wr.wr_id = 2;
+	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), EIO);
+	ck_assert_ptr_eq(bad, &wr);
+	/* a limit alone does not move the ring, nor bring it back */
+	ck_assert_int_eq(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), 0);
+	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), EIO);
+
+	unmappable_move = false;
+	ck_assert_int_eq(ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR), 0);
+	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), 0);
+	ck_assert_uint_eq(kqueue[srq->handle]->producer_index, 2);
+	ck_assert_uint_eq(srq_wr_id(srq, 0), 1);
+	ck_assert_uint_eq(srq_wr_id(srq, 1), 2);
 	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
 }
 END_TEST
@@ -1060,19 +1402,27 @@ static Suite *rxe_suite(void)
 	tcase_add_test(t, poll_cq_wraps);
 	tcase_add_test(t, cq_ex_polling);
 	tcase_add_test(t, cq_ex_unsupported);
+	tcase_add_test(t, cq_ex_hints);
 	tcase_add_test(t, resize_cq_remaps);
+	tcase_add_test(t, resize_cq_while_polled);
+	tcase_add_test(t, resize_cq_unmappable);
 	tcase_add_test(t, create_cq_bad_ring);
 	tcase_add_test(t, qp_geometry);
 	tcase_add_test(t, post_send_encodes);
 	tcase_add_test(t, bind_mw_type1);
 	tcase_add_test(t, post_send_refusals);
+	tcase_add_test(t, post_send_doorbell_refused);
+	tcase_add_test(t, wr_doorbell_refused);
 	tcase_add_test(t, post_send_full);
 	tcase_add_test(t, ud_send);
 	tcase_add_test(t, wr_batch);
 	tcase_add_test(t, wr_ud_needs_address);
 	tcase_add_test(t, create_qp_refusals);
 	tcase_add_test(t, post_recv_encodes);
+	tcase_add_test(t, post_by_state);
 	tcase_add_test(t, srq_resize);
+	tcase_add_test(t, modify_srq_while_posted);
+	tcase_add_test(t, modify_srq_unmappable);
 	suite_add_tcase(s, t);
 	return s;
 }
