@@ -176,22 +176,53 @@ static int fill_sqe(const struct siw_qp *qp, struct siw_sqe *sqe,
 	return 0;
 }
 
-/* Sends are only taken in RTS, which iWARP QPs reach inside the kernel
- * when rdma_cm connects them: the kernel refuses the doorbell
- * (ENOTCONN) before that, or after a disconnect, and the kernel sends
- * nothing without one.  What this call wrote is then taken back, so a
- * failed post leaves nothing queued. */
+/*
+ * The doorbell: a post_send command without work requests.  The kernel
+ * (siw_post_send) accepts it in RTS, where it starts the transmitter on
+ * the first VALID element unless a transmit is already running, and in
+ * ERROR, where it does nothing.  It refuses it with ENOTCONN in the other
+ * states, and also in RTS while a state transition holds the QP's state
+ * lock.  One accepted doorbell is enough to know that the QP has been
+ * connected.
+ */
+static int ring_doorbell(struct siw_qp *qp)
+{
+	int ret = verbs_cmd_post_send(&qp->vqp.qp, NULL, NULL);
+
+	if (!ret)
+		qp->sq_connected = true;
+	return ret;
+}
+
+/*
+ * Once an element is VALID we cannot take it back: the kernel copies an
+ * element and then clears its flags, so a flag we clear may belong to an
+ * element it is copying.  And the kernel walks the queue without our
+ * doorbell: in RTS a running transmit pulls the next VALID element when
+ * it finishes one (also after answering a peer's RDMA READ, or an MPA
+ * "ready to receive" frame), and every move to ERROR from RTS, TERMINATE
+ * or CLOSING, or a connection torn down in any state (a connection
+ * attempt that fails, too), flushes every VALID element as a completion.
+ * None of this happens before rdma_cm has handed the QP to the kernel's
+ * connection manager, which user space cannot see; only an accepted
+ * doorbell says the kernel is past that point.
+ *
+ * So until then the first element is made VALID only after a doorbell on
+ * the still empty queue was accepted; a refusal fails the post with
+ * nothing handed over.  After that, what was written is the kernel's: a
+ * refused doorbell means the QP is leaving RTS, which flushes the queue,
+ * and comes back with bad_wr NULL (ibv_post_send(3)), or is dropped when
+ * a request of the list was refused as well, which bad_wr then names.
+ */
 int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct siw_qp *qp = to_sqp(ibqp);
 	struct siw_sqe *sqes = qp->sq.queue;
-	struct ibv_send_wr *first = wr;
-	uint32_t start, written = 0;
+	uint32_t written = 0;
 	uint16_t flags;
 	int ret = 0, kick;
 
 	pthread_spin_lock(&qp->sq.lock);
-	start = qp->sq.next;
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *sqe = &sqes[qp->sq.next];
 
@@ -200,6 +231,8 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 			break;
 		}
 		ret = fill_sqe(qp, sqe, wr, &flags);
+		if (!ret && !qp->sq_connected)
+			ret = ring_doorbell(qp);
 		if (ret)
 			break;
 		siw_flags_release(&sqe->flags, flags);
@@ -207,14 +240,9 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		written++;
 	}
 	if (written) {
-		kick = verbs_cmd_post_send(ibqp, NULL, NULL);
-		if (kick) {
-			for (uint32_t i = start; written--; i = wq_advance(&qp->sq, i))
-				siw_flags_release(&sqes[i].flags, 0);
-			qp->sq.next = start;
+		kick = ring_doorbell(qp);
+		if (kick && !ret)
 			ret = kick;
-			wr = first;
-		}
 	}
 	pthread_spin_unlock(&qp->sq.lock);
 	if (ret)

@@ -56,6 +56,7 @@ struct siw_qp {
 	struct siw_wq rq;		/* unmapped when the QP uses an SRQ */
 	uint32_t sq_max_sge;
 	bool sig_all;			/* every send signals a completion */
+	bool sq_connected;		/* the kernel accepted a doorbell */
 };
 
 struct siw_srq {

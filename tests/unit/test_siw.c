@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,32 @@ static int kfd;
 static uint8_t *kmem;
 static size_t knext;
 static uint32_t handles;
-static int doorbells;
-static int doorbell_error;	/* errno the doorbell fails with, or 0 */
 static size_t reg_mr_in, reg_mr_out;	/* driver data lengths seen */
+
+/*
+ * The kernel's side of the last QP's send queue, as siw runs it: it walks
+ * the queue in order from its own position, taking an element when its
+ * flags say VALID (copying it and clearing the flags) and stopping at the
+ * first one that is not.  The doorbell (an empty post_send) answers as
+ * the QP's state makes it.
+ */
+enum kernel_sq {
+	K_IDLE,		/* not connected: refuses (ENOTCONN), walks nothing */
+	K_IDLE_CLOSING,	/* a connection attempt failing meanwhile: refuses,
+			 * and its teardown flushes what is VALID */
+	K_RTS,		/* accepts and sends everything VALID */
+	K_RTS_BUSY,	/* accepts, but a transmit in progress holds the walk */
+	K_LEAVING_RTS,	/* refuses: the state lock is held for a transition,
+			 * while the transmit in progress pulls one more */
+};
+static enum kernel_sq ksq_state;
+static uint64_t ksq_key;	/* the last QP's send queue in kmem */
+static uint32_t ksq_get;	/* the kernel's position in it */
+static uint64_t ktaken[4 * NUM];	/* wr_ids the kernel took, in order */
+static int nktaken;
+static int kflushed;		/* of those, completed with a flush error */
+static int doorbells;
+static int refused_with_sqes;	/* refusals while a VALID element was there */
 
 /* A queue of n elements, page-aligned in the memfd: its mmap key. */
 static uint64_t kqueue(size_t bytes)
@@ -41,6 +65,66 @@ static uint64_t kqueue(size_t bytes)
 	ck_assert_uint_le(knext, KMEM_SIZE);
 	memset(kmem + key, 0, bytes);
 	return key;
+}
+
+static struct siw_sqe *ksqe(uint32_t i)
+{
+	return &((struct siw_sqe *)(kmem + ksq_key))[i % NUM];
+}
+
+/* Takes the element at the kernel's position if it is VALID. */
+static bool kernel_take(void)
+{
+	struct siw_sqe *s = ksqe(ksq_get);
+
+	if (!(__atomic_load_n(&s->flags, __ATOMIC_ACQUIRE) & SIW_WQE_VALID))
+		return false;
+	ck_assert_int_lt(nktaken, (int)(sizeof(ktaken) / sizeof(ktaken[0])));
+	ktaken[nktaken++] = s->id;
+	__atomic_store_n(&s->flags, 0, __ATOMIC_SEQ_CST);
+	ksq_get++;
+	return true;
+}
+
+static void kernel_walk(void)
+{
+	while (kernel_take())
+		;
+}
+
+/* A send queue flush on the way to ERROR also completes each element
+ * (on the CQ, with IBV_WC_WR_FLUSH_ERR). */
+static void kernel_flush(void)
+{
+	int before = nktaken;
+
+	kernel_walk();
+	kflushed += nktaken - before;
+}
+
+static int kernel_doorbell(void)
+{
+	int before = nktaken;
+
+	doorbells++;
+	switch (ksq_state) {
+	case K_RTS:
+		kernel_walk();
+		return 0;
+	case K_RTS_BUSY:
+		return 0;
+	case K_LEAVING_RTS:
+		kernel_take();
+		break;
+	case K_IDLE_CLOSING:
+		kernel_flush();
+		break;
+	case K_IDLE:
+		break;
+	}
+	if (nktaken > before || ksqe(ksq_get)->flags & SIW_WQE_VALID)
+		refused_with_sqes++;
+	return ENOTCONN;
 }
 
 static ssize_t fake_write(int fd, const void *buf, size_t len)
@@ -93,7 +177,8 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 		r->max_send_sge = SIW_MAX_SGE;
 		r->max_inline_data = SIW_MAX_INLINE;
 		d->num_sqe = NUM;
-		d->sq_key = kqueue(NUM * sizeof(struct siw_sqe));
+		d->sq_key = ksq_key = kqueue(NUM * sizeof(struct siw_sqe));
+		ksq_get = 0;
 		d->rq_key = SIW_INVAL_UOBJ_KEY;
 		if (!q->is_srq) {
 			r->max_recv_wr = NUM;
@@ -114,14 +199,17 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 		d->srq_key = kqueue(NUM * sizeof(struct siw_rqe));
 		break;
 	}
-	case IB_USER_VERBS_CMD_POST_SEND:
+	case IB_USER_VERBS_CMD_POST_SEND: {
+		int err;
+
 		ck_assert_uint_eq(((struct ib_uverbs_post_send *)req)->wr_count, 0);
-		doorbells++;
-		if (doorbell_error) {
-			errno = doorbell_error;
+		err = kernel_doorbell();
+		if (err) {
+			errno = err;
 			return -1;
 		}
 		break;
+	}
 	default:
 		break;
 	}
@@ -175,7 +263,8 @@ static void setup(void)
 	verbs_sys.ioctl = fake_ioctl;
 	handles = 1;
 	doorbells = 0;
-	doorbell_error = 0;
+	ksq_state = K_RTS_BUSY;
+	nktaken = kflushed = refused_with_sqes = 0;
 	kfd = memfd_create("fake-siw", MFD_CLOEXEC);
 	ck_assert_int_ge(kfd, 0);
 	ck_assert_int_eq(ftruncate(kfd, KMEM_SIZE), 0);
@@ -251,8 +340,9 @@ START_TEST(post_send_encodes)
 		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED, .next = &inv,
 	}, *bad = NULL;
 
+	/* the first post asks the kernel whether the QP is connected yet */
 	ck_assert_int_eq(ibv_post_send(qp, &send, &bad), 0);
-	ck_assert_int_eq(doorbells, 1);
+	ck_assert_int_eq(doorbells, 2);
 
 	ck_assert_uint_eq(sqe(0)->id, 1);
 	ck_assert_uint_eq(sqe(0)->opcode, SIW_OP_SEND);
@@ -326,14 +416,17 @@ START_TEST(post_send_full)
 	sqe(1)->flags = SIW_WQE_VALID;
 	ck_assert_int_eq(ibv_post_send(qp, wr, &bad), ENOMEM);
 	ck_assert_ptr_eq(bad, &wr[1]);
-	ck_assert_int_eq(doorbells, 1);
+	ck_assert_int_eq(doorbells, 2);
 	ck_assert_uint_eq(sqe(0)->flags, SIW_WQE_VALID);
 	ck_assert_uint_eq(sqe(0)->id, 0);
 }
 END_TEST
 
-/* Before rdma_cm connects the QP the kernel refuses the doorbell: nothing
- * may stay queued, and the next post starts at the same element. */
+/* Before rdma_cm connects the QP the kernel refuses the doorbell, and a
+ * connection attempt failing meanwhile flushes whatever its teardown finds
+ * VALID.  So nothing may be VALID when the kernel refuses: the post fails
+ * whole, no request of it completes anyway, and the next post starts at
+ * the same element. */
 START_TEST(post_send_not_connected)
 {
 	struct ibv_send_wr wr[2] = {
@@ -341,15 +434,49 @@ START_TEST(post_send_not_connected)
 		{ .wr_id = 2, .opcode = IBV_WR_SEND },
 	}, *bad = NULL;
 
-	doorbell_error = ENOTCONN;
+	ksq_state = K_IDLE_CLOSING;
 	ck_assert_int_eq(ibv_post_send(qp, wr, &bad), ENOTCONN);
 	ck_assert_ptr_eq(bad, &wr[0]);
+	ck_assert_int_eq(refused_with_sqes, 0);
+	ck_assert_int_eq(kflushed, 0);
 	ck_assert_uint_eq(sqe(0)->flags, 0);
 	ck_assert_uint_eq(sqe(1)->flags, 0);
-	doorbell_error = 0;
+	ksq_state = K_RTS;
 	ck_assert_int_eq(ibv_post_send(qp, &wr[1], &bad), 0);
-	ck_assert_uint_eq(sqe(0)->id, 2);
-	ck_assert_uint_eq(sqe(0)->flags, SIW_WQE_VALID);
+	ck_assert_int_eq(nktaken, 1);
+	ck_assert_uint_eq(ktaken[0], 2);
+}
+END_TEST
+
+/* Once the kernel has accepted a doorbell the QP is connected, and a
+ * transmit may walk the queue on its own: a later refusal (the state lock
+ * held for a transition, say) cannot make what was written fail, since
+ * part of it may be on the wire already.  It all stays handed over, the
+ * refusal comes back with bad_wr NULL, and the queue positions stay in
+ * step with the kernel's. */
+START_TEST(post_send_refused_doorbell_hands_over)
+{
+	struct ibv_send_wr wr[4] = {
+		{ .wr_id = 1, .opcode = IBV_WR_SEND },
+		{ .wr_id = 2, .opcode = IBV_WR_SEND, .next = &wr[2] },
+		{ .wr_id = 3, .opcode = IBV_WR_SEND },
+		{ .wr_id = 4, .opcode = IBV_WR_SEND },
+	}, *bad = NULL;
+
+	ksq_state = K_RTS;
+	ck_assert_int_eq(ibv_post_send(qp, &wr[0], &bad), 0);
+	ksq_state = K_LEAVING_RTS;
+	bad = &wr[0];
+	ck_assert_int_eq(ibv_post_send(qp, &wr[1], &bad), ENOTCONN);
+	ck_assert_ptr_null(bad);
+	ck_assert_uint_eq(sqe(2)->flags, SIW_WQE_VALID);
+	/* the transmit goes on, and later requests queue up behind */
+	ksq_state = K_RTS;
+	kernel_walk();
+	ck_assert_int_eq(ibv_post_send(qp, &wr[3], &bad), 0);
+	ck_assert_int_eq(nktaken, 4);
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(ktaken[i], i + 1);
 }
 END_TEST
 
@@ -484,6 +611,7 @@ int main(void)
 	tcase_add_test(tc, post_send_refusals);
 	tcase_add_test(tc, post_send_full);
 	tcase_add_test(tc, post_send_not_connected);
+	tcase_add_test(tc, post_send_refused_doorbell_hands_over);
 	tcase_add_test(tc, post_recv_encodes);
 	tcase_add_test(tc, poll_cq_fields);
 	tcase_add_test(tc, poll_cq_wraps);
