@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Queue pairs: creation maps the send queue and, without an SRQ, the
- * receive queue; modify, query and destroy are the generic commands.
- * Work requests are written straight into the mapped queues.
+ * receive queue; modify is the generic command run with the queues
+ * locked, query and destroy are the generic commands.  Work requests are
+ * written straight into the mapped queues.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -15,21 +16,27 @@
 /* ------------------------------------------------------------------ */
 /* Work queues we produce into                                         */
 
+int siw_wq_init(struct siw_wq *wq)
+{
+	return pthread_mutex_init(&wq->lock, NULL);
+}
+
+void siw_wq_destroy(struct siw_wq *wq)
+{
+	siw_wq_unmap(wq);
+	pthread_mutex_destroy(&wq->lock);
+}
+
 int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num, size_t elem)
 {
 	int ret;
 
 	if (!num)
 		return EPROTO;
-	ret = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
-	if (ret)
-		return ret;
 	wq->map_size = (size_t)num * elem;
 	ret = siw_map(cmd_fd, key, wq->map_size, &wq->queue);
-	if (ret) {
-		pthread_spin_destroy(&wq->lock);
+	if (ret)
 		return ret;
-	}
 	wq->num = num;
 	wq->next = 0;
 	return 0;
@@ -40,7 +47,6 @@ void siw_wq_unmap(struct siw_wq *wq)
 	if (!wq->queue)
 		return;
 	munmap(wq->queue, wq->map_size);
-	pthread_spin_destroy(&wq->lock);
 	wq->queue = NULL;
 }
 
@@ -57,7 +63,7 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 	struct siw_rqe *rqes = wq->queue;
 	int ret = 0;
 
-	pthread_spin_lock(&wq->lock);
+	pthread_mutex_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		struct siw_rqe *rqe = &rqes[wq->next];
 
@@ -79,7 +85,7 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		siw_flags_release(&rqe->flags, SIW_WQE_VALID);
 		wq->next = wq_advance(wq, wq->next);
 	}
-	pthread_spin_unlock(&wq->lock);
+	pthread_mutex_unlock(&wq->lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
@@ -222,7 +228,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 	uint16_t flags;
 	int ret = 0, kick;
 
-	pthread_spin_lock(&qp->sq.lock);
+	pthread_mutex_lock(&qp->sq.lock);
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *sqe = &sqes[qp->sq.next];
 
@@ -244,9 +250,34 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		if (kick && !ret)
 			ret = kick;
 	}
-	pthread_spin_unlock(&qp->sq.lock);
+	pthread_mutex_unlock(&qp->sq.lock);
 	if (ret)
 		*bad_wr = wr;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* State                                                               */
+
+/*
+ * Our own state changes run with both queues locked, so no post runs
+ * alongside.  A move to ERROR flushes the queues in the kernel, under
+ * the QP's state lock: a post running meanwhile would have its doorbell
+ * refused for that lock, and could publish elements behind the flush,
+ * where nothing completes them.  The queue locks are mutexes since they
+ * are held across this system call; uncontended they cost a post one
+ * atomic operation each way, as the spinlocks they replace did.
+ */
+int siw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
+{
+	struct siw_qp *qp = to_sqp(ibqp);
+	int ret;
+
+	pthread_mutex_lock(&qp->sq.lock);
+	pthread_mutex_lock(&qp->rq.lock);
+	ret = verbs_cmd_modify_qp(ibqp, attr, mask, NULL);
+	pthread_mutex_unlock(&qp->rq.lock);
+	pthread_mutex_unlock(&qp->sq.lock);
 	return ret;
 }
 
@@ -273,9 +304,16 @@ struct ibv_qp *siw_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
-	ret = verbs_cmd_create_qp(ctx, &qp->vqp, attr, &udata);
+	ret = siw_wq_init(&qp->sq);
 	if (ret)
 		goto err_free;
+	/* locked by modify_qp also when the QP uses an SRQ */
+	ret = siw_wq_init(&qp->rq);
+	if (ret)
+		goto err_sq;
+	ret = verbs_cmd_create_qp(ctx, &qp->vqp, attr, &udata);
+	if (ret)
+		goto err_rq;
 	/* attr->cap now holds what the kernel granted. */
 	qp->sq_max_sge = attr->cap.max_send_sge;
 	qp->sig_all = attr->sq_sig_all;
@@ -286,14 +324,16 @@ struct ibv_qp *siw_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr
 		ret = siw_wq_map(&qp->rq, ctx->cmd_fd, resp.rq_key, resp.num_rqe,
 				 sizeof(struct siw_rqe));
 		if (ret)
-			goto err_sq;
+			goto err_destroy;
 	}
 	return &qp->vqp.qp;
 
-err_sq:
-	siw_wq_unmap(&qp->sq);
 err_destroy:
 	verbs_cmd_destroy_qp(&qp->vqp.qp);
+err_rq:
+	siw_wq_destroy(&qp->rq);
+err_sq:
+	siw_wq_destroy(&qp->sq);
 err_free:
 	free(qp);
 	errno = ret;
@@ -307,8 +347,8 @@ int siw_destroy_qp(struct ibv_qp *ibqp)
 
 	if (ret)
 		return ret;
-	siw_wq_unmap(&qp->rq);
-	siw_wq_unmap(&qp->sq);
+	siw_wq_destroy(&qp->rq);
+	siw_wq_destroy(&qp->sq);
 	free(qp);
 	return 0;
 }

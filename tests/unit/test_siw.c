@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -55,6 +57,13 @@ static int nktaken;
 static int kflushed;		/* of those, completed with a flush error */
 static int doorbells;
 static int refused_with_sqes;	/* refusals while a VALID element was there */
+
+/* A modify command can be held in the kernel (as a state transition
+ * holds the QP's state lock) until the test lets it go. */
+static uint32_t hold_cmd;	/* the command to hold, or 0 */
+static sem_t held, release;
+static _Atomic bool in_modify;
+static _Atomic int doorbells_in_modify;
 
 /* A queue of n elements, page-aligned in the memfd: its mmap key. */
 static uint64_t kqueue(size_t bytes)
@@ -107,6 +116,10 @@ static int kernel_doorbell(void)
 	int before = nktaken;
 
 	doorbells++;
+	if (in_modify) {
+		doorbells_in_modify++;
+		return ENOTCONN;
+	}
 	switch (ksq_state) {
 	case K_RTS:
 		kernel_walk();
@@ -199,6 +212,15 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 		d->srq_key = kqueue(NUM * sizeof(struct siw_rqe));
 		break;
 	}
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+		if (hdr->command == hold_cmd) {
+			in_modify = true;
+			sem_post(&held);
+			sem_wait(&release);
+			in_modify = false;
+		}
+		break;
 	case IB_USER_VERBS_CMD_POST_SEND: {
 		int err;
 
@@ -265,6 +287,10 @@ static void setup(void)
 	doorbells = 0;
 	ksq_state = K_RTS_BUSY;
 	nktaken = kflushed = refused_with_sqes = 0;
+	hold_cmd = 0;
+	doorbells_in_modify = 0;
+	ck_assert_int_eq(sem_init(&held, 0, 0), 0);
+	ck_assert_int_eq(sem_init(&release, 0, 0), 0);
 	kfd = memfd_create("fake-siw", MFD_CLOEXEC);
 	ck_assert_int_ge(kfd, 0);
 	ck_assert_int_eq(ftruncate(kfd, KMEM_SIZE), 0);
@@ -517,6 +543,108 @@ START_TEST(post_recv_encodes)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Modify against posts                                                */
+
+/* A post running on another thread while the test holds a modify. */
+struct racing_post {
+	pthread_t thread;
+	struct ibv_qp *qp;
+	struct ibv_srq *srq;
+	bool send;
+	int ret;
+	bool done_in_modify;	/* it returned while the modify was held */
+};
+
+static void *racing_post_run(void *arg)
+{
+	struct racing_post *p = arg;
+	struct ibv_sge sge = { 0x1000, 64, 3 };
+	struct ibv_send_wr swr = { .wr_id = 7, .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = { .wr_id = 8, .sg_list = &sge, .num_sge = 1 }, *rbad;
+
+	if (p->srq)
+		p->ret = ibv_post_srq_recv(p->srq, &rwr, &rbad);
+	else if (p->send)
+		p->ret = ibv_post_send(p->qp, &swr, &sbad);
+	else
+		p->ret = ibv_post_recv(p->qp, &rwr, &rbad);
+	p->done_in_modify = in_modify;
+	return NULL;
+}
+
+static void *modify_qp_run(void *arg)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+	return (void *)(intptr_t)ibv_modify_qp(arg, &attr, IBV_QP_STATE);
+}
+
+static void *modify_srq_run(void *arg)
+{
+	struct ibv_srq_attr attr = { .srq_limit = 2 };
+
+	return (void *)(intptr_t)ibv_modify_srq(arg, &attr, IBV_SRQ_LIMIT);
+}
+
+/* Lets the posts start while the modify is held in the kernel, gives
+ * them time to get as far as they can, then lets the modify finish. */
+static void race_posts_with_modify(void *(*modify)(void *), void *object,
+				   struct racing_post *posts, int n)
+{
+	pthread_t modifier;
+	void *ret;
+
+	ck_assert_int_eq(pthread_create(&modifier, NULL, modify, object), 0);
+	sem_wait(&held);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&posts[i].thread, NULL, racing_post_run,
+						&posts[i]), 0);
+	usleep(200 * 1000);
+	sem_post(&release);
+	ck_assert_int_eq(pthread_join(modifier, &ret), 0);
+	ck_assert_ptr_null(ret);
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_join(posts[i].thread, NULL), 0);
+}
+
+/* A modify to ERROR flushes the queues in the kernel, under the QP's
+ * state lock: a post may not run alongside, where its doorbell would be
+ * refused for the lock and its elements land behind the flush.  Posts
+ * wait for our own modify to finish. */
+START_TEST(modify_qp_waits_for_posts)
+{
+	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND }, *bad;
+	struct racing_post posts[2] = {
+		{ .qp = qp, .send = true },
+		{ .qp = qp, .send = false },
+	};
+
+	ksq_state = K_RTS;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	hold_cmd = IB_USER_VERBS_CMD_MODIFY_QP;
+	race_posts_with_modify(modify_qp_run, qp, posts, 2);
+	ck_assert_int_eq(doorbells_in_modify, 0);
+	ck_assert(!posts[0].done_in_modify);
+	ck_assert(!posts[1].done_in_modify);
+}
+END_TEST
+
+START_TEST(modify_srq_waits_for_posts)
+{
+	struct ibv_srq_init_attr attr = { .attr = { .max_wr = NUM, .max_sge = 1 } };
+	struct ibv_srq *srq = ibv_create_srq(pd, &attr);
+	struct racing_post post = { .srq = srq };
+
+	ck_assert_ptr_nonnull(srq);
+	hold_cmd = IB_USER_VERBS_CMD_MODIFY_SRQ;
+	race_posts_with_modify(modify_srq_run, srq, &post, 1);
+	ck_assert(!post.done_in_modify);
+	ck_assert_int_eq(post.ret, 0);
+	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* Completions                                                         */
 
 static void kernel_complete(uint32_t i, uint8_t op, uint16_t status, uint8_t flags)
@@ -613,6 +741,8 @@ int main(void)
 	tcase_add_test(tc, post_send_not_connected);
 	tcase_add_test(tc, post_send_refused_doorbell_hands_over);
 	tcase_add_test(tc, post_recv_encodes);
+	tcase_add_test(tc, modify_qp_waits_for_posts);
+	tcase_add_test(tc, modify_srq_waits_for_posts);
 	tcase_add_test(tc, poll_cq_fields);
 	tcase_add_test(tc, poll_cq_wraps);
 	tcase_add_test(tc, notify_arms_the_shared_control);
