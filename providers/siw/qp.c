@@ -56,14 +56,14 @@ static uint32_t wq_advance(const struct siw_wq *wq, uint32_t index)
 }
 
 /* What was filled before an error is posted, as ibv_post_recv(3) says;
- * the kernel takes receive elements as messages arrive, no doorbell. */
+ * the kernel takes receive elements as messages arrive, no doorbell.
+ * The caller holds wq->lock. */
 int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr)
 {
 	struct siw_rqe *rqes = wq->queue;
 	int ret = 0;
 
-	pthread_mutex_lock(&wq->lock);
 	for (; wr; wr = wr->next) {
 		struct siw_rqe *rqe = &rqes[wq->next];
 
@@ -85,19 +85,44 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		siw_flags_release(&rqe->flags, SIW_WQE_VALID);
 		wq->next = wq_advance(wq, wq->next);
 	}
-	pthread_mutex_unlock(&wq->lock);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
 }
 
+/*
+ * Whether the QP takes work requests in the state our own modify_qp last
+ * set (RESET until then; the caller holds a queue lock).  siw's query_qp
+ * reports no state (the kernel driver never fills it in), and rdma_cm
+ * moves siw QPs to RTS inside the kernel, so that is all user space
+ * knows: INIT or RTR here may well be RTS there.  Refused are RESET, as
+ * the verbs specification wants, and SQD, SQE and ERROR: the kernel's
+ * siw makes them CLOSING, TERMINATE and ERROR, drops the connection,
+ * flushes the queues at most once, at the move, and never looks at what
+ * is posted afterwards, so such work would never complete.
+ */
+static bool takes_work(const struct siw_qp *qp)
+{
+	return qp->state == IBV_QPS_INIT || qp->state == IBV_QPS_RTR ||
+	       qp->state == IBV_QPS_RTS;
+}
+
 int siw_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
+	struct siw_qp *qp = to_sqp(ibqp);
+	int ret = EINVAL;
+
 	if (ibqp->srq) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	return siw_wq_post_recv(&to_sqp(ibqp)->rq, wr, bad_wr);
+	pthread_mutex_lock(&qp->rq.lock);
+	if (takes_work(qp))
+		ret = siw_wq_post_recv(&qp->rq, wr, bad_wr);
+	else
+		*bad_wr = wr;
+	pthread_mutex_unlock(&qp->rq.lock);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -229,6 +254,10 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 	int ret = 0, kick;
 
 	pthread_mutex_lock(&qp->sq.lock);
+	if (!takes_work(qp)) {
+		ret = EINVAL;
+		goto out;
+	}
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *sqe = &sqes[qp->sq.next];
 
@@ -250,6 +279,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		if (kick && !ret)
 			ret = kick;
 	}
+out:
 	pthread_mutex_unlock(&qp->sq.lock);
 	if (ret)
 		*bad_wr = wr;
@@ -276,6 +306,8 @@ int siw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	pthread_mutex_lock(&qp->sq.lock);
 	pthread_mutex_lock(&qp->rq.lock);
 	ret = verbs_cmd_modify_qp(ibqp, attr, mask, NULL);
+	if (!ret && (mask & IBV_QP_STATE))
+		qp->state = attr->qp_state;
 	pthread_mutex_unlock(&qp->rq.lock);
 	pthread_mutex_unlock(&qp->sq.lock);
 	return ret;

@@ -59,6 +59,7 @@ struct siw_qp {
 	uint32_t sq_max_sge;
 	bool sig_all;			/* every send signals a completion */
 	bool sq_connected;		/* the kernel accepted a doorbell */
+	enum ibv_qp_state state;	/* as our own modify_qp set it */
 };
 
 struct siw_srq {
@@ -117,7 +118,8 @@ int siw_wq_init(struct siw_wq *wq);
 int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num, size_t elem);
 void siw_wq_unmap(struct siw_wq *wq);
 void siw_wq_destroy(struct siw_wq *wq);
-/* Receive work requests into a QP's receive queue or an SRQ. */
+/* Receive work requests into a QP's receive queue or an SRQ, whose lock
+ * the caller holds. */
 int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 

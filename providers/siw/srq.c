@@ -68,7 +68,13 @@ int siw_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 	return ret;
 }
 
-int siw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
+int siw_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
-	return siw_wq_post_recv(&to_ssrq(srq)->rq, wr, bad_wr);
+	struct siw_srq *srq = to_ssrq(ibsrq);
+	int ret;
+
+	pthread_mutex_lock(&srq->rq.lock);
+	ret = siw_wq_post_recv(&srq->rq, wr, bad_wr);
+	pthread_mutex_unlock(&srq->rq.lock);
+	return ret;
 }

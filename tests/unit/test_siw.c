@@ -271,6 +271,23 @@ static struct ibv_qp *new_qp(struct ibv_srq *srq)
 	return q;
 }
 
+static void set_state(struct ibv_qp *q, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr = { .qp_state = state };
+
+	ck_assert_int_eq(ibv_modify_qp(q, &attr, IBV_QP_STATE), 0);
+}
+
+/* A QP as rdma_create_qp() hands it over: in INIT, where rdma_cm later
+ * moves it to RTS inside the kernel. */
+static struct ibv_qp *new_init_qp(struct ibv_srq *srq)
+{
+	struct ibv_qp *q = new_qp(srq);
+
+	set_state(q, IBV_QPS_INIT);
+	return q;
+}
+
 static void setup(void)
 {
 	struct verbs_found_device fd = {
@@ -309,7 +326,7 @@ static void setup(void)
 	ck_assert_ptr_nonnull(pd);
 	cq = ibv_create_cq(ctx, NUM, NULL, NULL, 0);
 	ck_assert_ptr_nonnull(cq);
-	qp = new_qp(NULL);
+	qp = new_init_qp(NULL);
 }
 
 static void teardown(void)
@@ -533,12 +550,77 @@ START_TEST(post_recv_encodes)
 
 	srq = ibv_create_srq(pd, &srq_attr);
 	ck_assert_ptr_nonnull(srq);
-	srq_qp = new_qp(srq);
+	srq_qp = new_init_qp(srq);
 	ck_assert_int_eq(ibv_post_recv(srq_qp, &wr, &bad), EINVAL);
 	ck_assert_int_eq(ibv_post_srq_recv(srq, &wr, &bad), 0);
 	ck_assert_uint_eq(((struct siw_rqe *)to_ssrq(srq)->rq.queue)[0].flags, SIW_WQE_VALID);
 	ck_assert_int_eq(ibv_destroy_qp(srq_qp), 0);
 	ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Posts against the QP state                                          */
+
+static int post_one_send(struct ibv_qp *q)
+{
+	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND }, *bad = NULL;
+	int ret = ibv_post_send(q, &wr, &bad);
+
+	ck_assert_ptr_eq(bad, ret ? &wr : NULL);
+	return ret;
+}
+
+static int post_one_recv(struct ibv_qp *q)
+{
+	struct ibv_recv_wr wr = { .wr_id = 2 }, *bad = NULL;
+	int ret = ibv_post_recv(q, &wr, &bad);
+
+	ck_assert_ptr_eq(bad, ret ? &wr : NULL);
+	return ret;
+}
+
+/* Work requests are refused in RESET, as the verbs specification wants
+ * (and upstream's rxe does).  From SQD, SQE and ERROR the kernel's siw
+ * never comes back (they are its CLOSING, TERMINATE and ERROR), and it
+ * flushed the queues, or dropped the connection, once, at the move: work
+ * posted afterwards would never complete, so it is refused too.  INIT and
+ * RTR take both kinds: rdma_cm moves a siw QP to RTS inside the kernel,
+ * and the doorbell tells sends apart. */
+START_TEST(posts_follow_qp_state)
+{
+	static const struct {
+		enum ibv_qp_state state;
+		int ret;
+	} states[] = {
+		{ IBV_QPS_INIT, 0 },
+		{ IBV_QPS_RTR, 0 },
+		{ IBV_QPS_RTS, 0 },
+		{ IBV_QPS_RESET, EINVAL },
+		{ IBV_QPS_SQD, EINVAL },
+		{ IBV_QPS_SQE, EINVAL },
+		{ IBV_QPS_ERR, EINVAL },
+	};
+	struct ibv_qp *fresh = new_qp(NULL);
+
+	/* never modified: RESET */
+	ck_assert_int_eq(post_one_recv(fresh), EINVAL);
+	ck_assert_int_eq(post_one_send(fresh), EINVAL);
+	ck_assert_int_eq(doorbells, 0);
+	ck_assert_int_eq(ibv_destroy_qp(fresh), 0);
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		int rung = doorbells;
+
+		set_state(qp, states[i].state);
+		ck_assert_int_eq(post_one_recv(qp), states[i].ret);
+		ck_assert_int_eq(post_one_send(qp), states[i].ret);
+		if (states[i].ret)
+			ck_assert_int_eq(doorbells, rung);
+	}
+	/* refused requests left the queues alone */
+	ck_assert_uint_eq(sqe(3)->flags, 0);
+	ck_assert_uint_eq(rqe(3)->flags, 0);
 }
 END_TEST
 
@@ -741,6 +823,7 @@ int main(void)
 	tcase_add_test(tc, post_send_not_connected);
 	tcase_add_test(tc, post_send_refused_doorbell_hands_over);
 	tcase_add_test(tc, post_recv_encodes);
+	tcase_add_test(tc, posts_follow_qp_state);
 	tcase_add_test(tc, modify_qp_waits_for_posts);
 	tcase_add_test(tc, modify_srq_waits_for_posts);
 	tcase_add_test(tc, poll_cq_fields);
