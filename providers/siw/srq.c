@@ -6,15 +6,24 @@
 
 #include "siw.h"
 
+/* siw makes basic SRQs on a PD: XRC domains, CQs and tag matching are
+ * refused rather than dropped (upstream's siw provider, which has no
+ * extended SRQ creation, refuses them the same way). */
 struct ibv_srq *siw_create_srq_ex(struct ibv_context *ctx, struct ibv_srq_init_attr_ex *attr)
 {
+	const uint32_t known = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE;
 	struct siw_uresp_create_srq resp = {};
 	struct verbs_udata udata = { .out = &resp, .out_len = sizeof(resp) };
 	struct siw_srq *srq;
 	int ret;
 
-	if ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC) {
+	if ((attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC)) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
 		return NULL;
 	}
 	srq = calloc(1, sizeof(*srq));

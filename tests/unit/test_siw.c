@@ -727,6 +727,51 @@ START_TEST(modify_srq_waits_for_posts)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Creation arguments                                                  */
+
+/* siw makes basic SRQs on a PD and nothing else: what it cannot honour
+ * (another SRQ type, an XRC domain, a CQ, tag matching) is refused, not
+ * dropped; a PD it must have. */
+START_TEST(create_srq_ex_refuses_what_siw_lacks)
+{
+	static const struct {
+		uint32_t comp_mask;
+		enum ibv_srq_type type;
+		int err;
+	} cases[] = {
+		{ IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD |
+		  IBV_SRQ_INIT_ATTR_CQ, IBV_SRQT_XRC, EOPNOTSUPP },
+		{ IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TM,
+		  IBV_SRQT_TM, EOPNOTSUPP },
+		{ IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ, IBV_SRQT_BASIC, EOPNOTSUPP },
+		{ IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD, IBV_SRQT_BASIC, EOPNOTSUPP },
+		{ IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TM, IBV_SRQT_BASIC, EOPNOTSUPP },
+		{ IBV_SRQ_INIT_ATTR_TYPE, IBV_SRQT_BASIC, EINVAL },
+		{ IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD, IBV_SRQT_BASIC, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ibv_srq_init_attr_ex attr = {
+			.attr = { .max_wr = NUM, .max_sge = 1 },
+			.comp_mask = cases[i].comp_mask,
+			.srq_type = cases[i].type,
+			.pd = pd,
+			.cq = cq,
+		};
+		struct ibv_srq *srq;
+
+		errno = 0;
+		srq = ibv_create_srq_ex(ctx, &attr);
+		ck_assert_msg(cases[i].err ? !srq : !!srq, "case %zu", i);
+		if (srq)
+			ck_assert_int_eq(ibv_destroy_srq(srq), 0);
+		else
+			ck_assert_int_eq(errno, cases[i].err);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* Completions                                                         */
 
 static void kernel_complete(uint32_t i, uint8_t op, uint16_t status, uint8_t flags)
@@ -826,6 +871,7 @@ int main(void)
 	tcase_add_test(tc, posts_follow_qp_state);
 	tcase_add_test(tc, modify_qp_waits_for_posts);
 	tcase_add_test(tc, modify_srq_waits_for_posts);
+	tcase_add_test(tc, create_srq_ex_refuses_what_siw_lacks);
 	tcase_add_test(tc, poll_cq_fields);
 	tcase_add_test(tc, poll_cq_wraps);
 	tcase_add_test(tc, notify_arms_the_shared_control);
