@@ -226,6 +226,33 @@ static int ring_doorbell(struct siw_qp *qp)
 }
 
 /*
+ * Whether the kernel is bound to reach the elements a post just wrote,
+ * first..first+written-1, without a doorbell: the element before them is
+ * still VALID, so the kernel has not taken it yet.  It got there from an
+ * earlier post that rang (an accepted doorbell starts the transmitter in
+ * RTS unless it is running already) or that was spared the doorbell for
+ * the same reason.  A running transmit, when it finishes an element,
+ * pulls the next VALID one, and it stops only when the QP leaves RTS (a
+ * doorbell would be refused then, and the flush on the way to ERROR
+ * takes every VALID element) or on a full socket, until the socket's
+ * write-space callback resumes it.  Racing a transmit that ends at that
+ * element: we publish ours, then read its flags; the kernel clears them,
+ * with a full barrier, before it reads ours.  With a full fence on our
+ * side too, either we see them cleared and ring, or it sees ours VALID.
+ * A post that filled the whole queue is its own predecessor, and rings.
+ */
+static bool kernel_bound_to_reach(const struct siw_qp *qp, uint32_t first, uint32_t written)
+{
+	const struct siw_sqe *sqes = qp->sq.queue;
+	uint32_t before = first ? first - 1 : qp->sq.num - 1;
+
+	if (written == qp->sq.num)
+		return false;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return siw_flags_acquire(&sqes[before].flags) & SIW_WQE_VALID;
+}
+
+/*
  * Once an element is VALID we cannot take it back: the kernel copies an
  * element and then clears its flags, so a flag we clear may belong to an
  * element it is copying.  And the kernel walks the queue without our
@@ -244,12 +271,14 @@ static int ring_doorbell(struct siw_qp *qp)
  * refused doorbell means the QP is leaving RTS, which flushes the queue,
  * and comes back with bad_wr NULL (ibv_post_send(3)), or is dropped when
  * a request of the list was refused as well, which bad_wr then names.
+ * No doorbell is rung when the kernel is bound to reach the new elements
+ * anyway.  Nothing here allocates; the doorbell is the only system call.
  */
 int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	struct siw_qp *qp = to_sqp(ibqp);
 	struct siw_sqe *sqes = qp->sq.queue;
-	uint32_t written = 0;
+	uint32_t first, written = 0;
 	uint16_t flags;
 	int ret = 0, kick;
 
@@ -258,6 +287,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		ret = EINVAL;
 		goto out;
 	}
+	first = qp->sq.next;
 	for (; wr; wr = wr->next) {
 		struct siw_sqe *sqe = &sqes[qp->sq.next];
 
@@ -274,7 +304,7 @@ int siw_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_w
 		qp->sq.next = wq_advance(&qp->sq, qp->sq.next);
 		written++;
 	}
-	if (written) {
+	if (written && !kernel_bound_to_reach(qp, first, written)) {
 		kick = ring_doorbell(qp);
 		if (kick && !ret)
 			ret = kick;

@@ -523,6 +523,39 @@ START_TEST(post_send_refused_doorbell_hands_over)
 }
 END_TEST
 
+/* A running transmit pulls the next VALID element when it finishes one:
+ * a post whose elements follow one the kernel has not taken yet needs no
+ * doorbell, one that follows a taken (or never used) element does, and
+ * so does a post that filled the whole queue (the element before its
+ * first is its own last). */
+START_TEST(post_send_rings_only_for_an_idle_kernel)
+{
+	struct ibv_send_wr wr[NUM + 3] = {}, *bad = NULL;
+
+	for (int i = 0; i < NUM + 3; i++) {
+		wr[i].wr_id = i + 1;
+		wr[i].opcode = IBV_WR_SEND;
+	}
+	ksq_state = K_RTS_BUSY;
+	ck_assert_int_eq(ibv_post_send(qp, &wr[0], &bad), 0);
+	ck_assert_int_eq(doorbells, 2);		/* is it connected; then ring */
+	ck_assert_int_eq(ibv_post_send(qp, &wr[1], &bad), 0);
+	ck_assert_int_eq(doorbells, 2);
+	kernel_walk();
+	ck_assert_int_eq(ibv_post_send(qp, &wr[2], &bad), 0);
+	ck_assert_int_eq(doorbells, 3);
+	kernel_walk();
+	for (int i = 3; i < NUM + 2; i++)
+		wr[i].next = &wr[i + 1];
+	ck_assert_int_eq(ibv_post_send(qp, &wr[3], &bad), 0);
+	ck_assert_int_eq(doorbells, 4);
+	kernel_walk();
+	ck_assert_int_eq(nktaken, NUM + 3);
+	for (int i = 0; i < NUM + 3; i++)
+		ck_assert_uint_eq(ktaken[i], i + 1);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Receiving                                                           */
 
@@ -867,6 +900,7 @@ int main(void)
 	tcase_add_test(tc, post_send_full);
 	tcase_add_test(tc, post_send_not_connected);
 	tcase_add_test(tc, post_send_refused_doorbell_hands_over);
+	tcase_add_test(tc, post_send_rings_only_for_an_idle_kernel);
 	tcase_add_test(tc, post_recv_encodes);
 	tcase_add_test(tc, posts_follow_qp_state);
 	tcase_add_test(tc, modify_qp_waits_for_posts);
