@@ -150,7 +150,9 @@ static int copy_inline(struct siw_sqe *sqe, const struct ibv_send_wr *wr)
 
 /* Fills all of sqe but its flags, which are returned in *flags.  iWARP
  * has no immediate data, and siw runs no atomics, local invalidations
- * or memory window binds for user space. */
+ * or memory window binds for user space.  What the kernel would refuse
+ * only when it takes the element is refused here: it would leave the
+ * element at the head of the queue and fail every later doorbell. */
 static int fill_sqe(const struct siw_qp *qp, struct siw_sqe *sqe,
 		    const struct ibv_send_wr *wr, uint16_t *flags)
 {
@@ -162,6 +164,9 @@ static int fill_sqe(const struct siw_qp *qp, struct siw_sqe *sqe,
 		inline_data = wr->send_flags & IBV_SEND_INLINE;
 		break;
 	case IBV_WR_SEND_WITH_INV:
+		/* the kernel takes inline data with SEND and WRITE only */
+		if (wr->send_flags & IBV_SEND_INLINE)
+			return EINVAL;
 		sqe->opcode = SIW_OP_SEND_REMOTE_INV;
 		sqe->rkey = wr->invalidate_rkey;
 		break;
@@ -172,12 +177,15 @@ static int fill_sqe(const struct siw_qp *qp, struct siw_sqe *sqe,
 		inline_data = wr->send_flags & IBV_SEND_INLINE;
 		break;
 	case IBV_WR_RDMA_READ:
-		/* one target SGE: the device's max_sge_rd */
-		if (wr->num_sge > 1)
+		/* One target SGE (the device's max_sge_rd), and no fence: the
+		 * kernel refuses a fenced READ.  It reads into sge[0] even
+		 * when there is none, so that is a zero-length one then. */
+		if (wr->num_sge > 1 || (wr->send_flags & IBV_SEND_FENCE))
 			return EINVAL;
 		sqe->opcode = SIW_OP_READ;
 		sqe->rkey = wr->wr.rdma.rkey;
 		sqe->raddr = wr->wr.rdma.remote_addr;
+		sqe->sge[0] = (struct siw_sge){ 0 };
 		break;
 	default:
 		return EINVAL;

@@ -445,6 +445,40 @@ START_TEST(post_send_refusals)
 }
 END_TEST
 
+/* The kernel refuses some elements only when it takes them: it then
+ * leaves them VALID at the head of the queue and fails every later
+ * doorbell, so nothing after them is ever sent.  Those are a fenced READ
+ * and inline data for anything but SEND and RDMA WRITE (ignoring the
+ * inline flag instead would let the caller reuse a buffer the kernel has
+ * yet to read).  And a READ without a target SGE is run with the
+ * element's first SGE all the same, which must not be a stale one. */
+START_TEST(post_send_guards_the_kernel)
+{
+	char buf[8];
+	struct ibv_sge sge = { (uintptr_t)buf, sizeof(buf), 1 };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_FENCE;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_INLINE;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), EINVAL);
+	ck_assert_uint_eq(sqe(0)->flags, 0);
+	ck_assert_int_eq(doorbells, 0);
+
+	sqe(0)->sge[0] = (struct siw_sge){ .laddr = 0xdead, .length = 99, .lkey = 5 };
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = 0;
+	wr.num_sge = 0;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	ck_assert_uint_eq(sqe(0)->opcode, SIW_OP_READ);
+	ck_assert_uint_eq(sqe(0)->sge[0].laddr, 0);
+	ck_assert_uint_eq(sqe(0)->sge[0].length, 0);
+	ck_assert_uint_eq(sqe(0)->sge[0].lkey, 0);
+}
+END_TEST
+
 /* A slot the kernel has not given back ends the list there; what came
  * before is posted and rung. */
 START_TEST(post_send_full)
@@ -897,6 +931,7 @@ int main(void)
 	tcase_add_test(tc, map_refuses_missing_queue);
 	tcase_add_test(tc, post_send_encodes);
 	tcase_add_test(tc, post_send_refusals);
+	tcase_add_test(tc, post_send_guards_the_kernel);
 	tcase_add_test(tc, post_send_full);
 	tcase_add_test(tc, post_send_not_connected);
 	tcase_add_test(tc, post_send_refused_doorbell_hands_over);
