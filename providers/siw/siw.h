@@ -11,7 +11,7 @@
  * consumer reads the flags with an acquire load and clears them, with a
  * release store, once it is done.  Each side walks the array in order,
  * keeping its own position, so nothing else is shared; one lock per end
- * that we own serializes our side.
+ * that we own serializes our side, and our own modify calls with it.
  *
  * Only the send queue needs a doorbell: a post_send command without work
  * requests makes the kernel walk it.  Completion notification is armed by
@@ -41,9 +41,11 @@ struct siw_cq {
 	size_t map_size;
 };
 
-/* A queue we produce into: a QP's send or receive queue, or an SRQ. */
+/* A queue we produce into: a QP's send or receive queue, or an SRQ.
+ * The lock is a mutex: modify_qp and modify_srq hold it across their
+ * kernel call. */
 struct siw_wq {
-	pthread_spinlock_t lock;
+	pthread_mutex_t lock;
 	void *queue;			/* siw_sqe or siw_rqe elements */
 	uint32_t num;
 	uint32_t next;			/* the next element to fill */
@@ -56,6 +58,8 @@ struct siw_qp {
 	struct siw_wq rq;		/* unmapped when the QP uses an SRQ */
 	uint32_t sq_max_sge;
 	bool sig_all;			/* every send signals a completion */
+	bool sq_connected;		/* the kernel accepted a doorbell */
+	enum ibv_qp_state state;	/* as our own modify_qp set it */
 };
 
 struct siw_srq {
@@ -107,9 +111,15 @@ int siw_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int siw_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+int siw_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask);
+/* A queue's lock, then its mapping; destroy undoes both (the mapping
+ * only if made).  0 or an errno value. */
+int siw_wq_init(struct siw_wq *wq);
 int siw_wq_map(struct siw_wq *wq, int cmd_fd, uint64_t key, uint32_t num, size_t elem);
 void siw_wq_unmap(struct siw_wq *wq);
-/* Receive work requests into a QP's receive queue or an SRQ. */
+void siw_wq_destroy(struct siw_wq *wq);
+/* Receive work requests into a QP's receive queue or an SRQ, whose lock
+ * the caller holds. */
 int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 		     struct ibv_recv_wr **bad_wr);
 
@@ -117,6 +127,7 @@ int siw_wq_post_recv(struct siw_wq *wq, struct ibv_recv_wr *wr,
 struct ibv_srq *siw_create_srq_ex(struct ibv_context *ctx,
 				  struct ibv_srq_init_attr_ex *attr);
 int siw_destroy_srq(struct ibv_srq *srq);
+int siw_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask);
 int siw_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 

@@ -10,7 +10,12 @@
  * positive errno, which ours returns), and a send posted before the QP is
  * connected returns -1 there without setting bad_wr, ENOTCONN here (with
  * nothing left queued); a receive posted to a QP that uses an SRQ crashes
- * upstream's provider and is only tried on ours (EINVAL).
+ * upstream's provider and is only tried on ours (EINVAL).  Upstream's
+ * provider checks no QP state: it takes receives in RESET and work after
+ * a move to ERROR (which the kernel then never completes), where ours
+ * refuses them (EINVAL); and it leaves a fenced READ and an inline
+ * SEND_WITH_INV to the kernel, which wedges the send queue on them once
+ * connected, so those are only tried on ours.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,6 +27,7 @@ static void put_qp(void *qp) { ibv_destroy_qp(qp); }
 static void put_ah(void *ah) { ibv_destroy_ah(ah); }
 static void put_mw(void *mw) { ibv_dealloc_mw(mw); }
 static void put_cq_ex(void *cq) { ibv_destroy_cq(ibv_cq_ex_to_cq(cq)); }
+static void put_srq(void *srq) { ibv_destroy_srq(srq); }
 
 /* A post's return value as upstream's siw provider gives it. */
 static int posted(int err)
@@ -130,6 +136,72 @@ int main(void)
 		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "a send completed without a connection");
 	}
 	EXPECT_RET(0, ibv_destroy_qp(qp));
+
+	printf("-- posts against the QP state\n");
+	/* the destroy flushed the receives posted above */
+	for (n = 0; ibv_poll_cq(cq, 1, &wc) > 0; n++)
+		;
+	printf("   %d receives flushed by the destroy\n", n);
+	MUST(qp = ibv_create_qp(pd, &init));
+	{
+		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 4, .sg_list = &sge, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr swr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1,
+					   .opcode = IBV_WR_SEND }, *sbad;
+		struct ibv_qp_attr qattr, err = { .qp_state = IBV_QPS_ERR };
+		struct ibv_qp_init_attr qinit;
+
+		/* never modified: RESET */
+		EXPECT_RET(vt_upstream ? 0 : EINVAL, ibv_post_recv(qp, &rwr, &rbad));
+		EXPECT_RET(vt_upstream ? -1 : EINVAL, ibv_post_send(qp, &swr, &sbad));
+		EXPECT_RET(0, ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PORT |
+							  IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX));
+		/* what siw's query_qp says of the state, for the record: its
+		 * kernel driver does not fill it in */
+		if (!ibv_query_qp(qp, &qattr, IBV_QP_STATE, &qinit))
+			printf("   query_qp in INIT: qp_state %d\n", qattr.qp_state);
+		if (!vt_upstream) {
+			swr.opcode = IBV_WR_RDMA_READ;
+			swr.send_flags = IBV_SEND_FENCE;
+			EXPECT_RET(EINVAL, ibv_post_send(qp, &swr, &sbad));
+			swr.opcode = IBV_WR_SEND_WITH_INV;
+			swr.send_flags = IBV_SEND_INLINE;
+			EXPECT_RET(EINVAL, ibv_post_send(qp, &swr, &sbad));
+			swr.opcode = IBV_WR_SEND;
+			swr.send_flags = 0;
+		}
+		EXPECT_RET(0, ibv_post_recv(qp, &rwr, &rbad));
+		/* the kernel flushes the receive queue at this move, and
+		 * never looks at it again */
+		EXPECT_RET(0, ibv_modify_qp(qp, &err, IBV_QP_STATE));
+		for (n = 0; vt_poll_one(cq, &wc, 1000) == 1; n++)
+			CHECK(wc.wr_id == 4 && wc.status == IBV_WC_WR_FLUSH_ERR,
+			      "completion %d: wr_id %llu status %d", n,
+			      (unsigned long long)wc.wr_id, wc.status);
+		/* upstream took the receive posted in RESET too */
+		CHECK(n == (vt_upstream ? 2 : 1), "%d receives flushed", n);
+		EXPECT_RET(vt_upstream ? 0 : EINVAL, ibv_post_recv(qp, &rwr, &rbad));
+		EXPECT_RET(vt_upstream ? 0 : EINVAL, ibv_post_send(qp, &swr, &sbad));
+		CHECK(vt_poll_one(cq, &wc, 500) == 0, "a completion for work posted in ERROR");
+	}
+	EXPECT_RET(0, ibv_destroy_qp(qp));
+
+	printf("-- SRQs siw cannot make\n");
+	{
+		struct ibv_srq_init_attr_ex ex = {
+			.attr = { .max_wr = 8, .max_sge = 1 },
+			.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_CQ,
+			.pd = pd,
+			.cq = cq,
+		};
+
+		EXPECT_NULL(EOPNOTSUPP, ibv_create_srq_ex(ctx, &ex), put_srq);
+		ex.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_TM;
+		ex.srq_type = IBV_SRQT_TM;
+		ex.tm_cap.max_num_tags = 4;
+		ex.tm_cap.max_ops = 4;
+		EXPECT_NULL(EOPNOTSUPP, ibv_create_srq_ex(ctx, &ex), put_srq);
+	}
 
 	MUST(srq = ibv_create_srq(pd, &srq_attr));
 	init.srq = srq;
