@@ -694,6 +694,31 @@ static void test_srq(void)
 	CHECK(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "limit");
 	MUST(!ibv_query_srq(srq, &q));
 	CHECK(q.srq_limit == 2, "limit %u", q.srq_limit);
+	/* a resize the kernel refuses (fewer slots than receives posted)
+	 * leaves the SRQ on its ring, receives and all */
+	for (int i = 0; i < 6; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)B_BUF + 64 * i, .length = 64, .lkey = mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = 200 + i, .sg_list = &sge, .num_sge = 1 };
+
+		MUST(!ibv_post_srq_recv(srq, &wr, &bad));
+	}
+	q.max_wr = 3;
+	CHECK(ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR) == EINVAL, "shrink below the posted");
+	recvs = 0;
+	for (int i = 0; i < 6; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)A_BUF, .length = 4, .lkey = mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 300 + i, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND };
+
+		MUST(!post_send(a, &wr));
+	}
+	n = wait_wc(cq, wc, 12);
+	for (int j = 0; j < n; j++)
+		if (wc[j].opcode == IBV_WC_RECV)
+			CHECK(wc[j].wr_id == 200u + recvs++ && wc[j].status == IBV_WC_SUCCESS,
+			      "receive %" PRIu64 ": status %d", wc[j].wr_id, wc[j].status);
+	CHECK(n == 12 && recvs == 6, "after a refused resize: %d completions, %d receives",
+	      n, recvs);
 	MUST(!ibv_destroy_qp(a));
 	MUST(!ibv_destroy_qp(b));
 	MUST(!ibv_destroy_srq(srq));
