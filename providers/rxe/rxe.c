@@ -82,7 +82,7 @@ void rxe_move_begin(struct rxe_ring_mover *m, pthread_spinlock_t *lock)
 int rxe_move_end(struct rxe_ring_mover *m, pthread_spinlock_t *lock, struct rxe_ring *ring,
 		 int cmd_fd, const struct mminfo *moved_to)
 {
-	struct rxe_ring fresh, old = {};
+	struct rxe_ring fresh = {}, old = {};
 	int ret = moved_to ? rxe_ring_map(&fresh, cmd_fd, moved_to) : 0;
 
 	pthread_spin_lock(lock);

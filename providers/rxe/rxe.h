@@ -122,6 +122,7 @@ struct rxe_ring_mover {
 int rxe_mover_init(struct rxe_ring_mover *m);
 void rxe_mover_destroy(struct rxe_ring_mover *m);
 
+/* The out-of-line half of rxe_ring_end_lock(), entered with lock held. */
 int rxe_ring_end_lock_slow(pthread_spinlock_t *lock, struct rxe_ring_mover *m);
 
 /* Locks a ring end that can move, once no move runs: 0, or EIO and not

@@ -4,10 +4,10 @@
  * and the exact contents of the rings it shares with the kernel.
  *
  * The fake kernel answers write() commands the way rdma_rxe does (queue
- * geometry, mmap information in the driver response) and keeps its rings
- * in a memfd, which is also the context's command fd, so the provider's
- * mmap() of a ring lands on the same pages the tests read and write as
- * the kernel.
+ * geometry, mmap information in the driver response, rings moved with
+ * their pending entries on resize) and keeps its rings in a memfd, which
+ * is also the context's command fd, so the provider's mmap() of a ring
+ * lands on the same pages the tests read and write as the kernel.
  */
 #include <check.h>
 #include <endian.h>
