@@ -53,12 +53,13 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 
 	if (vcmd_use_ioctl(ctx, VM_GET_CONTEXT)) {
 		ret = get_context_ioctl(ctx, udata);
+		/* The kernel context exists now and cannot be asked for
+		 * again (a file has one): without an event fd it is
+		 * half-made, so that failure is the whole call's. */
+		if (!ret)
+			return alloc_async_fd(ctx);
 		if (!vcmd_fall_back(ctx, VM_GET_CONTEXT, &ret))
-			/* The kernel context exists now, and a file has only
-			 * one: without an event fd it is half-made, and
-			 * GET_CONTEXT cannot be asked again, so that failure
-			 * is the whole call's. */
-			return ret ? ret : alloc_async_fd(ctx);
+			return ret;
 	}
 	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req),
 			 &resp, sizeof(resp), udata);

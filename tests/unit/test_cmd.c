@@ -2,7 +2,9 @@
 /*
  * The kernel command layer against a fake kernel: the exact bytes of
  * ioctl attribute buffers and write() commands, and every choice between
- * the two transports.
+ * the two transports.  Then the core verbs over that kernel and fake
+ * providers: completion-channel references, errno conventions, imported
+ * PDs, and the fork protection of memory regions.
  */
 #include <check.h>
 #include <endian.h>
@@ -945,14 +947,14 @@ START_TEST(every_qp_of_create_qp_ex_has_qp_ex)
 	qp = ibv_create_qp_ex(&vctx->context, &attr);
 	ck_assert_ptr_nonnull(qp);
 	ck_assert_ptr_eq(ibv_qp_to_qp_ex(qp), &container_of(qp, struct verbs_qp, qp)->qp_ex);
-	free(qp);
+	free(container_of(qp, struct verbs_qp, qp));
 	/* A PD-only request is an ibv_create_qp() call (verbs.h), and that
 	 * makes a plain QP, as upstream's does. */
 	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	qp = ibv_create_qp_ex(&vctx->context, &attr);
 	ck_assert_ptr_nonnull(qp);
 	ck_assert_ptr_null(ibv_qp_to_qp_ex(qp));
-	free(qp);
+	free(container_of(qp, struct verbs_qp, qp));
 	free_ctx(&vctx->context);
 }
 END_TEST
