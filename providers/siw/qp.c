@@ -344,8 +344,14 @@ int siw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	pthread_mutex_lock(&qp->sq.lock);
 	pthread_mutex_lock(&qp->rq.lock);
 	ret = verbs_cmd_modify_qp(ibqp, attr, mask, NULL);
-	if (!ret && (mask & IBV_QP_STATE))
+	if (!ret && (mask & IBV_QP_STATE)) {
 		qp->state = attr->qp_state;
+		/* ask the kernel again before the next send: after a
+		 * connection went, only a new one brings back RTS (siw
+		 * ignores RESET in RTS, which the next doorbell shows) */
+		if (qp->state == IBV_QPS_RESET)
+			qp->sq_connected = false;
+	}
 	pthread_mutex_unlock(&qp->rq.lock);
 	pthread_mutex_unlock(&qp->sq.lock);
 	return ret;
