@@ -221,8 +221,10 @@ static int fill_sqe(const struct siw_qp *qp, struct siw_sqe *sqe,
  * the first VALID element unless a transmit is already running, and in
  * ERROR, where it does nothing.  It refuses it with ENOTCONN in the other
  * states, and also in RTS while a state transition holds the QP's state
- * lock.  One accepted doorbell is enough to know that the QP has been
- * connected.
+ * lock.  One accepted doorbell says the kernel's connection manager has
+ * had the QP: it is in RTS, or in ERROR after a connection, or an attempt
+ * at one, ended (work posted then never completes, as with upstream's
+ * provider; user space cannot tell the two apart).
  */
 static int ring_doorbell(struct siw_qp *qp)
 {
@@ -238,16 +240,18 @@ static int ring_doorbell(struct siw_qp *qp)
  * first..first+written-1, without a doorbell: the element before them is
  * still VALID, so the kernel has not taken it yet.  It got there from an
  * earlier post that rang (an accepted doorbell starts the transmitter in
- * RTS unless it is running already) or that was spared the doorbell for
- * the same reason.  A running transmit, when it finishes an element,
- * pulls the next VALID one, and it stops only when the QP leaves RTS (a
- * doorbell would be refused then, and the flush on the way to ERROR
- * takes every VALID element) or on a full socket, until the socket's
- * write-space callback resumes it.  Racing a transmit that ends at that
- * element: we publish ours, then read its flags; the kernel clears them,
- * with a full barrier, before it reads ours.  With a full fence on our
- * side too, either we see them cleared and ring, or it sees ours VALID.
- * A post that filled the whole queue is its own predecessor, and rings.
+ * RTS unless it is running already), that was spared the doorbell for
+ * the same reason, or whose doorbell found the QP out of RTS for good,
+ * where ringing again changes nothing.  A running transmit, when it
+ * finishes an element, pulls the next VALID one, and it stops only when
+ * the QP leaves RTS (a doorbell would be refused then, and the flush on
+ * the way to ERROR takes every VALID element) or on a full socket, until
+ * the socket's write-space callback resumes it.  Racing a transmit that
+ * ends at that element: we publish ours, then read its flags; the kernel
+ * clears them, with a full barrier, before it reads ours.  With a full
+ * fence on our side too, either we see them cleared and ring, or it sees
+ * ours VALID.  A post that filled the whole queue is its own predecessor,
+ * and rings.
  */
 static bool kernel_bound_to_reach(const struct siw_qp *qp, uint32_t first, uint32_t written)
 {
@@ -344,8 +348,14 @@ int siw_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int mask)
 	pthread_mutex_lock(&qp->sq.lock);
 	pthread_mutex_lock(&qp->rq.lock);
 	ret = verbs_cmd_modify_qp(ibqp, attr, mask, NULL);
-	if (!ret && (mask & IBV_QP_STATE))
+	if (!ret && (mask & IBV_QP_STATE)) {
 		qp->state = attr->qp_state;
+		/* ask the kernel again before the next send: after a
+		 * connection went, only a new one brings back RTS (siw
+		 * ignores RESET in RTS, which the next doorbell shows) */
+		if (qp->state == IBV_QPS_RESET)
+			qp->sq_connected = false;
+	}
 	pthread_mutex_unlock(&qp->rq.lock);
 	pthread_mutex_unlock(&qp->sq.lock);
 	return ret;

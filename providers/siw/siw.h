@@ -58,7 +58,8 @@ struct siw_qp {
 	struct siw_wq rq;		/* unmapped when the QP uses an SRQ */
 	uint32_t sq_max_sge;
 	bool sig_all;			/* every send signals a completion */
-	bool sq_connected;		/* the kernel accepted a doorbell */
+	bool sq_connected;		/* the kernel accepted a doorbell
+					 * since the last move to RESET */
 	enum ibv_qp_state state;	/* as our own modify_qp set it */
 };
 

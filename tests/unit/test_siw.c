@@ -331,6 +331,8 @@ static void setup(void)
 
 static void teardown(void)
 {
+	sem_destroy(&held);
+	sem_destroy(&release);
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
@@ -691,6 +693,25 @@ START_TEST(posts_follow_qp_state)
 }
 END_TEST
 
+/* RESET ends what the kernel's accepted doorbells said: a QP reset after
+ * its connection went, and connected again through rdma_cm, is refused
+ * with nothing queued until the kernel takes sends again, as a new one. */
+START_TEST(reset_forgets_the_connection)
+{
+	struct ibv_send_wr wr = { .wr_id = 1, .opcode = IBV_WR_SEND }, *bad = NULL;
+
+	ksq_state = K_RTS;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), 0);
+	set_state(qp, IBV_QPS_RESET);
+	set_state(qp, IBV_QPS_INIT);
+	ksq_state = K_IDLE;
+	ck_assert_int_eq(ibv_post_send(qp, &wr, &bad), ENOTCONN);
+	ck_assert_ptr_eq(bad, &wr);
+	ck_assert_int_eq(refused_with_sqes, 0);
+	ck_assert_uint_eq(sqe(1)->flags, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Modify against posts                                                */
 
@@ -938,6 +959,7 @@ int main(void)
 	tcase_add_test(tc, post_send_rings_only_for_an_idle_kernel);
 	tcase_add_test(tc, post_recv_encodes);
 	tcase_add_test(tc, posts_follow_qp_state);
+	tcase_add_test(tc, reset_forgets_the_connection);
 	tcase_add_test(tc, modify_qp_waits_for_posts);
 	tcase_add_test(tc, modify_srq_waits_for_posts);
 	tcase_add_test(tc, create_srq_ex_refuses_what_siw_lacks);
