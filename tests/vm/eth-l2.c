@@ -119,12 +119,16 @@ int main(void)
 	FILE *f;
 
 	vt_init("eth-l2");
-	MUST(netdev);
-	MUST(ctx = vt_open_rxe());
+	if (!MUST(netdev))
+		return vt_finish();
+	if (!MUST(ctx = vt_open_rxe()))
+		return vt_finish();
 	sgid = vt_gid_index();
 	snprintf(path, sizeof(path), "/sys/class/net/%s/address", netdev);
-	MUST(f = fopen(path, "r"));
-	MUST(fscanf(f, "%31s", own) == 1);
+	if (!MUST(f = fopen(path, "r")))
+		return vt_finish();
+	if (!MUST(fscanf(f, "%31s", own) == 1))
+		return vt_finish();
 	fclose(f);
 	vt_sh("ip neigh replace 192.0.2.7 lladdr 02:11:22:33:44:55 dev %s nud permanent", netdev);
 	vt_sh("ip route replace 198.18.200.0/24 via 192.0.2.7 dev %s", netdev);

@@ -153,7 +153,8 @@ static int run(bool from_env, char **argv)
 	vt_init(from_env ? "fork-safety, RDMAV_FORK_SAFE=1" : "fork-safety, ibv_fork_init()");
 	if (from_env) {
 		/* the variable is read when the library starts up */
-		MUST(ctx = vt_open_rxe());
+		if (!MUST(ctx = vt_open_rxe()))
+			exit(vt_finish());
 		CHECK(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED,
 		      "with RDMAV_FORK_SAFE=1: ibv_is_fork_initialized() = %d",
 		      ibv_is_fork_initialized());
@@ -165,17 +166,27 @@ static int run(bool from_env, char **argv)
 		CHECK(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED,
 		      "after ibv_fork_init: ibv_is_fork_initialized() = %d",
 		      ibv_is_fork_initialized());
-		MUST(ctx = vt_open_rxe());
+		if (!MUST(ctx = vt_open_rxe()))
+			exit(vt_finish());
 	}
-	MUST(pd = ibv_alloc_pd(ctx));
-	MUST(src = aligned_alloc(4096, BUF));
-	MUST(dst = aligned_alloc(4096, BUF));
-	MUST(src_mr = ibv_reg_mr(pd, src, BUF, IBV_ACCESS_LOCAL_WRITE));
-	MUST(dst_mr = ibv_reg_mr(pd, dst, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
-	MUST(cq = ibv_create_cq(ctx, 32, NULL, NULL, 0));
-	MUST(a = vt_create_rc_qp(pd, cq));
-	MUST(b = vt_create_rc_qp(pd, cq));
-	MUST(!vt_connect_rc(a, b));
+	if (!MUST(pd = ibv_alloc_pd(ctx)))
+		exit(vt_finish());
+	if (!MUST(src = aligned_alloc(4096, BUF)))
+		exit(vt_finish());
+	if (!MUST(dst = aligned_alloc(4096, BUF)))
+		exit(vt_finish());
+	if (!MUST(src_mr = ibv_reg_mr(pd, src, BUF, IBV_ACCESS_LOCAL_WRITE)))
+		exit(vt_finish());
+	if (!MUST(dst_mr = ibv_reg_mr(pd, dst, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)))
+		exit(vt_finish());
+	if (!MUST(cq = ibv_create_cq(ctx, 32, NULL, NULL, 0)))
+		exit(vt_finish());
+	if (!MUST(a = vt_create_rc_qp(pd, cq)))
+		exit(vt_finish());
+	if (!MUST(b = vt_create_rc_qp(pd, cq)))
+		exit(vt_finish());
+	if (!MUST(!vt_connect_rc(a, b)))
+		exit(vt_finish());
 
 	/* see the top: only upstream does this */
 	dontfork = vt_upstream;

@@ -18,25 +18,22 @@
 
 int ibv_dontfork_range(void *base, size_t size);
 
-#define EXPECT(cond)                                             \
-	do {                                                     \
-		if (!(cond)) {                                   \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			return 1;                                \
-		}                                                \
-		printf("ok %s\n", #cond);                        \
-	} while (0)
-
 int main(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	char *p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	EXPECT(p != MAP_FAILED);
-	EXPECT(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED);
-	EXPECT(ibv_fork_init() == 0);
-	EXPECT(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED);
-	EXPECT(ibv_dontfork_range(p, page) == 0);
-	EXPECT(!vt_dontfork(p));
-	return 0;
+	vt_init("fork-unneeded");
+	if (!MUST(p != MAP_FAILED))
+		return vt_finish();
+	if (!MUST(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED))
+		return vt_finish();
+	if (!MUST(ibv_fork_init() == 0))
+		return vt_finish();
+	if (!MUST(ibv_is_fork_initialized() == IBV_FORK_UNNEEDED))
+		return vt_finish();
+	if (!MUST(ibv_dontfork_range(p, page) == 0))
+		return vt_finish();
+	CHECK(!vt_dontfork(p), "ibv_dontfork_range marked the page MADV_DONTFORK");
+	return vt_finish();
 }

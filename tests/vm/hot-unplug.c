@@ -145,16 +145,21 @@ int main(void)
 
 	devname = getenv("RDMAVM_RXE_DEV") ? getenv("RDMAVM_RXE_DEV") : "rxe0";
 	vt_init("hot-unplug");
-	MUST(buf = aligned_alloc(BUF, BUF));
-	MUST(old_list = ibv_get_device_list(NULL));
-	MUST(old_dev = find(old_list, devname));
-	MUST(set_up(&s, old_dev, buf));
+	if (!MUST(buf = aligned_alloc(BUF, BUF)))
+		return vt_finish();
+	if (!MUST(old_list = ibv_get_device_list(NULL)))
+		return vt_finish();
+	if (!MUST(old_dev = find(old_list, devname)))
+		return vt_finish();
+	if (!MUST(set_up(&s, old_dev, buf)))
+		return vt_finish();
 	CHECK(rdma_write(s.a, s.cq, s.mr, 'a'), "RDMA write before the removal");
 
 	printf("-- rdma link delete %s, with the context open\n", devname);
 	fflush(stdout);
 	pid = fork();
-	MUST(pid >= 0);
+	if (!MUST(pid >= 0))
+		return vt_finish();
 	if (!pid) {
 		execlp("rdma", "rdma", "link", "delete", devname, (char *)NULL);
 		_exit(127);
@@ -200,8 +205,10 @@ int main(void)
 		    getenv("RDMAVM_RXE_NETDEV") ? getenv("RDMAVM_RXE_NETDEV") : "rxenet") == 0,
 	      "rdma link add failed");
 	CHECK(wait_listed(devname, true, 10000), "the new %s is not listed", devname);
-	MUST(new_list = ibv_get_device_list(NULL));
-	MUST(new_dev = find(new_list, devname));
+	if (!MUST(new_list = ibv_get_device_list(NULL)))
+		return vt_finish();
+	if (!MUST(new_dev = find(new_list, devname)))
+		return vt_finish();
 	printf("   new %s on %s, old one was on %s\n", devname, new_dev->dev_name,
 	       old_dev->dev_name);
 	/* the RoCE GIDs come asynchronously, after the netdev events */

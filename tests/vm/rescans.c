@@ -19,15 +19,9 @@
 
 #include <infiniband/verbs.h>
 
-#define ROUNDS 200
+#include "vmtest.h"
 
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		printf("FAIL %s:%d: %s (errno %d: %s)\n", __FILE__,	\
-		       __LINE__, #cond, errno, strerror(errno));	\
-		exit(1);						\
-	}								\
-} while (0)
+#define ROUNDS 200
 
 /* n rescans, each of which must list rxe0: 0, or the failing round. */
 static int relist(int n)
@@ -59,28 +53,39 @@ int main(void)
 	int status, round;
 	pid_t child;
 
-	CHECK(mkdtemp(empty));
-	CHECK(setenv("SYSFS_PATH", empty, 1) == 0);
-	CHECK(relist(1) == 0);
+	vt_init("rescans");
+	if (!MUST(mkdtemp(empty)))
+		return vt_finish();
+	if (!MUST(setenv("SYSFS_PATH", empty, 1) == 0))
+		return vt_finish();
+	if (!MUST(relist(1) == 0))
+		return vt_finish();
 	printf("ok rxe0 listed over netlink alone (SYSFS_PATH=%s)\n", empty);
 
 	for (int i = 0; i < 4; i++)
-		CHECK(pthread_create(&threads[i], NULL, relist_thread, NULL) == 0);
+		if (!MUST(pthread_create(&threads[i], NULL, relist_thread, NULL) == 0))
+			return vt_finish();
 	for (int i = 0; i < 4; i++) {
-		CHECK(pthread_join(threads[i], &failed) == 0);
-		CHECK(failed == NULL);
+		if (!MUST(pthread_join(threads[i], &failed) == 0))
+			return vt_finish();
+		if (!MUST(failed == NULL))
+			return vt_finish();
 	}
 	printf("ok 4 threads x %d rescans\n", ROUNDS);
 
 	child = fork();
-	CHECK(child >= 0);
+	if (!MUST(child >= 0))
+		return vt_finish();
 	if (child == 0)
 		_exit(relist(ROUNDS) ? 1 : 0);
 	round = relist(ROUNDS);
-	CHECK(waitpid(child, &status, 0) == child);
-	CHECK(round == 0);
-	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	if (!MUST(waitpid(child, &status, 0) == child))
+		return vt_finish();
+	if (!MUST(round == 0))
+		return vt_finish();
+	if (!MUST(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		return vt_finish();
 	printf("ok parent and child x %d rescans at the same time\n", ROUNDS);
 	rmdir(empty);
-	return 0;
+	return vt_finish();
 }

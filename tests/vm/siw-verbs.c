@@ -71,14 +71,20 @@ int main(void)
 	int n;
 
 	vt_init("siw-verbs");
-	MUST(ctx = open_siw());
-	MUST(!ibv_query_device(ctx, &dev));
-	MUST(pd = ibv_alloc_pd(ctx));
-	MUST(buf = aligned_alloc(4096, 4096));
-	MUST(mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			     IBV_ACCESS_REMOTE_READ));
+	if (!MUST(ctx = open_siw()))
+		return vt_finish();
+	if (!MUST(!ibv_query_device(ctx, &dev)))
+		return vt_finish();
+	if (!MUST(pd = ibv_alloc_pd(ctx)))
+		return vt_finish();
+	if (!MUST(buf = aligned_alloc(4096, 4096)))
+		return vt_finish();
+	if (!MUST(mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				  IBV_ACCESS_REMOTE_READ)))
+		return vt_finish();
 	CHECK(mr->lkey == mr->rkey && mr->length == 4096, "MR keys %#x/%#x", mr->lkey, mr->rkey);
-	MUST(cq = ibv_create_cq(ctx, 16, NULL, NULL, 0));
+	if (!MUST(cq = ibv_create_cq(ctx, 16, NULL, NULL, 0)))
+		return vt_finish();
 	CHECK(cq->cqe >= 16, "cqe %d", cq->cqe);
 	EXPECT_RET(0, ibv_req_notify_cq(cq, 0));
 	EXPECT_RET(0, ibv_req_notify_cq(cq, 1));
@@ -99,7 +105,8 @@ int main(void)
 	EXPECT_NULL(EINVAL, ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_WRITE), put_mr);
 
 	printf("-- queue pairs and shared receive queues\n");
-	MUST(qp = ibv_create_qp(pd, &init));
+	if (!MUST(qp = ibv_create_qp(pd, &init)))
+		return vt_finish();
 	CHECK(init.cap.max_send_wr >= 8 && init.cap.max_recv_wr >= 8, "caps %u/%u",
 	      init.cap.max_send_wr, init.cap.max_recv_wr);
 	EXPECT_RET(0, ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PORT |
@@ -142,7 +149,8 @@ int main(void)
 	for (n = 0; ibv_poll_cq(cq, 1, &wc) > 0; n++)
 		;
 	printf("   %d receives flushed by the destroy\n", n);
-	MUST(qp = ibv_create_qp(pd, &init));
+	if (!MUST(qp = ibv_create_qp(pd, &init)))
+		return vt_finish();
 	{
 		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
 		struct ibv_recv_wr rwr = { .wr_id = 4, .sg_list = &sge, .num_sge = 1 }, *rbad;
@@ -169,6 +177,8 @@ int main(void)
 			EXPECT_RET(EINVAL, ibv_post_send(qp, &swr, &sbad));
 			swr.opcode = IBV_WR_SEND;
 			swr.send_flags = 0;
+		} else {
+			vt_skip("fenced READ and inline SEND_WITH_INV: they wedge upstream's send queue");
 		}
 		EXPECT_RET(0, ibv_post_recv(qp, &rwr, &rbad));
 		/* the kernel flushes the receive queue at this move, and
@@ -203,9 +213,11 @@ int main(void)
 		EXPECT_NULL(EOPNOTSUPP, ibv_create_srq_ex(ctx, &ex), put_srq);
 	}
 
-	MUST(srq = ibv_create_srq(pd, &srq_attr));
+	if (!MUST(srq = ibv_create_srq(pd, &srq_attr)))
+		return vt_finish();
 	init.srq = srq;
-	MUST(sqp = ibv_create_qp(pd, &init));
+	if (!MUST(sqp = ibv_create_qp(pd, &init)))
+		return vt_finish();
 	{
 		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
 		struct ibv_recv_wr rwr = { .wr_id = 3, .sg_list = &sge, .num_sge = 1 }, *bad;
@@ -214,6 +226,8 @@ int main(void)
 		 * receive queue the QP does not have) */
 		if (!vt_upstream)
 			EXPECT_RET(EINVAL, ibv_post_recv(sqp, &rwr, &bad));
+		else
+			vt_skip("ibv_post_recv on an SRQ QP: it crashes upstream's provider");
 		EXPECT_RET(0, ibv_post_srq_recv(srq, &rwr, &bad));
 	}
 	EXPECT_RET(0, ibv_destroy_qp(sqp));

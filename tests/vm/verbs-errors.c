@@ -459,11 +459,16 @@ int main(void)
 {
 	page = sysconf(_SC_PAGESIZE);
 	vt_init("verbs-errors");
-	MUST(ctx = vt_open_rxe());
-	MUST(!ibv_query_device(ctx, &dev));
-	MUST(!ibv_query_port(ctx, 1, &port));
-	MUST(pd = ibv_alloc_pd(ctx));
-	MUST(!posix_memalign((void **)&buf, page, 4 * page));
+	if (!MUST(ctx = vt_open_rxe()))
+		return vt_finish();
+	if (!MUST(!ibv_query_device(ctx, &dev)))
+		return vt_finish();
+	if (!MUST(!ibv_query_port(ctx, 1, &port)))
+		return vt_finish();
+	if (!MUST(pd = ibv_alloc_pd(ctx)))
+		return vt_finish();
+	if (!MUST(!posix_memalign((void **)&buf, page, 4 * page)))
+		return vt_finish();
 
 	ports_and_gids();
 	memory_regions();

@@ -344,11 +344,15 @@ int main(void)
 	struct ibv_async_event event;
 
 	vt_init("verbs-events");
-	MUST(ctx = vt_open_rxe());
-	MUST(pd = ibv_alloc_pd(ctx));
-	MUST(buf = aligned_alloc(BUF, BUF));
+	if (!MUST(ctx = vt_open_rxe()))
+		return vt_finish();
+	if (!MUST(pd = ibv_alloc_pd(ctx)))
+		return vt_finish();
+	if (!MUST(buf = aligned_alloc(BUF, BUF)))
+		return vt_finish();
 	memset(buf, 0, BUF);
-	MUST(mr = ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+	if (!MUST(mr = ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)))
+		return vt_finish();
 
 	printf("-- the context's fds\n");
 	CHECK(cloexec(ctx->cmd_fd), "cmd_fd lacks FD_CLOEXEC");

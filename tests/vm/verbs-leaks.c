@@ -159,18 +159,26 @@ int main(void)
 	page = sysconf(_SC_PAGESIZE);
 	devname = getenv("RDMAVM_RXE_DEV") ? getenv("RDMAVM_RXE_DEV") : "rxe0";
 	vt_init("verbs-leaks");
-	MUST(!posix_memalign((void **)&buf, page, 4 * page));
-	MUST(ctx = vt_open_rxe());
-	MUST(!ibv_query_device(ctx, &dev));
-	MUST(pd = ibv_alloc_pd(ctx));
-	MUST(cq = ibv_create_cq(ctx, 4, NULL, NULL, 0));
+	if (!MUST(!posix_memalign((void **)&buf, page, 4 * page)))
+		return vt_finish();
+	if (!MUST(ctx = vt_open_rxe()))
+		return vt_finish();
+	if (!MUST(!ibv_query_device(ctx, &dev)))
+		return vt_finish();
+	if (!MUST(pd = ibv_alloc_pd(ctx)))
+		return vt_finish();
+	if (!MUST(cq = ibv_create_cq(ctx, 4, NULL, NULL, 0)))
+		return vt_finish();
 
 	/* once each first: one-time setup (caches, lazily loaded code)
 	 * is not a leak */
 	failing_creations(cq);
-	MUST(one_of_each());
-	MUST(open_and_close());
-	MUST(list_and_free());
+	if (!MUST(one_of_each()))
+		return vt_finish();
+	if (!MUST(open_and_close()))
+		return vt_finish();
+	if (!MUST(list_and_free()))
+		return vt_finish();
 
 	printf("-- failing creations, %d rounds\n", LOOPS);
 	take(&base);

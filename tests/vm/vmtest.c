@@ -12,7 +12,7 @@
 
 #include "vmtest.h"
 
-int vt_failures;
+atomic_int vt_failures;
 bool vt_upstream;
 char vt_libibverbs[PATH_MAX];
 
@@ -43,6 +43,62 @@ int vt_finish(void)
 	}
 	printf("PASS: all checks\n");
 	return 0;
+}
+
+static void vt_vfailed(const char *file, int line, const char *fmt, va_list ap)
+{
+	/* one line even when threads fail at once: stdout is line
+	 * buffered and each line goes out in one write */
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	atomic_fetch_add(&vt_failures, 1);
+	printf("FAIL %s:%d: %s\n", file, line, msg);
+}
+
+void vt_failed(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vt_vfailed(file, line, fmt, ap);
+	va_end(ap);
+}
+
+bool vt_check(bool ok, const char *cond, const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		printf("ok %s\n", cond);
+		return true;
+	}
+	va_start(ap, fmt);
+	vt_vfailed(file, line, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool vt_must(bool ok, const char *cond, const char *file, int line)
+{
+	int err = errno;
+
+	if (ok)
+		return true;
+	atomic_fetch_add(&vt_failures, 1);
+	printf("FATAL %s:%d: %s (errno %d: %s)\n", file, line, cond, err, strerror(err));
+	return false;
+}
+
+void vt_skip(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("skip %s\n", msg);
 }
 
 const char *vt_errname(int err)
@@ -79,7 +135,7 @@ bool vt_expect_ret(int want, int got, const char *what, int line)
 			printf("ok %s -> %d\n", what, got);
 		return true;
 	}
-	vt_failures++;
+	atomic_fetch_add(&vt_failures, 1);
 	printf("FAIL line %d: %s -> %d (%s), want %d (%s)\n", line, what, got,
 	       got > 0 ? vt_errname(got) : got < 0 ? vt_errname(-got) : "success",
 	       want, want > 0 ? vt_errname(want) : "");
@@ -92,7 +148,7 @@ bool vt_expect_errno(int want, int got, const char *what, int line)
 		printf("ok %s -> %s\n", what, want ? vt_errname(want) : "success");
 		return true;
 	}
-	vt_failures++;
+	atomic_fetch_add(&vt_failures, 1);
 	printf("FAIL line %d: %s -> %s, want %s\n", line, what,
 	       got ? vt_errname(got) : "success", vt_errname(want));
 	return false;

@@ -10,13 +10,15 @@
 #define VMTEST_H
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
 
-extern int vt_failures;
+/* Failed checks so far, from any thread. */
+extern atomic_int vt_failures;
 /* The libibverbs we run on is upstream's (its path, vt_libibverbs, is
  * under $OPENVERBS_REFERENCE_ROOT or a system directory). */
 extern bool vt_upstream;
@@ -24,32 +26,41 @@ extern char vt_libibverbs[];
 
 /* Prints the test's name and which libibverbs it loaded. */
 void vt_init(const char *name);
-/* Prints the outcome; the exit status for main(). */
+/* Prints the outcome; the exit status for main(): 1 if any check
+ * failed, else 0. */
 int vt_finish(void);
 
-#define vt_fail(...) do {						\
-	vt_failures++;							\
-	printf("FAIL %s:%d: ", __FILE__, __LINE__);			\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-} while (0)
+/*
+ * One meaning each, and none of them changes the control flow: the
+ * caller writes every return, exit and skip.
+ *
+ * vt_fail(fmt, ...)   records a failure: "FAIL file:line: message".
+ * CHECK(cond, fmt, ...)
+ *                     "ok cond" when cond holds, else vt_fail(fmt, ...);
+ *                     the test goes on.
+ * MUST(cond)          a step that what follows needs: false, having
+ *                     recorded the failure as "FATAL file:line: cond
+ *                     (errno)", when cond does not hold.  The caller
+ *                     stops, normally with
+ *                         if (!MUST(pd = ibv_alloc_pd(ctx)))
+ *                                 return vt_finish();
+ *                     (exit(vt_finish()) outside main).
+ * vt_skip(fmt, ...)   says that a sub-case is not run here and why
+ *                     ("skip message"), e.g. on upstream's library;
+ *                     neither a pass nor a failure.
+ *
+ * All of them may be used from any thread.
+ */
+#define vt_fail(...) vt_failed(__FILE__, __LINE__, __VA_ARGS__)
+#define CHECK(cond, ...) vt_check(!!(cond), #cond, __FILE__, __LINE__, __VA_ARGS__)
+#define MUST(cond) vt_must(!!(cond), #cond, __FILE__, __LINE__)
 
-#define CHECK(cond, ...) do {						\
-	if (cond)							\
-		printf("ok %s\n", #cond);				\
-	else								\
-		vt_fail(__VA_ARGS__);					\
-} while (0)
-
-/* Stops the test: a step that everything after it needs failed. */
-#define MUST(cond) do {							\
-	if (!(cond)) {							\
-		printf("FATAL %s:%d: %s (errno %d: %s)\n", __FILE__,	\
-		       __LINE__, #cond, errno, strerror(errno));	\
-		vt_failures++;						\
-		return vt_finish();					\
-	}								\
-} while (0)
+void vt_failed(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool vt_check(bool ok, const char *cond, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+bool vt_must(bool ok, const char *cond, const char *file, int line);
+void vt_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A verb that returns 0 or an errno value: it must return want. */
 #define EXPECT_RET(want, call) vt_expect_ret(want, call, #call, __LINE__)
