@@ -14,7 +14,8 @@
  * OPENVERBS_CMD_MODE (or the meson option cmd_mode) picks ioctl only,
  * write only, or auto: ioctl first, and write() for whatever this kernel
  * refuses with ENOTTY, EPROTONOSUPPORT or EOPNOTSUPP, remembered per
- * context so the refused attempt is made only once.
+ * context so the refused attempt is made only once.  The work request
+ * commands are the exception (vcmd_write_datapath()): write() first.
  */
 #ifndef OPENVERBS_CMD_H
 #define OPENVERBS_CMD_H
@@ -102,6 +103,20 @@ bool vcmd_fall_back(struct ibv_context *ctx, enum vcmd_method m, int *ret);
  */
 int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 	       void *resp, size_t resp_len, const struct verbs_udata *udata);
+
+/*
+ * vcmd_write() for the work request paths (post_send, the doorbell,
+ * post_recv): a legacy command with a response and without driver data,
+ * sent as one write(), as upstream's providers ring their doorbells, with
+ * neither the tunnel's framing nor a copy.  Forced ioctl mode, and a
+ * write() refused for the caller's credentials, take vcmd_write().
+ * cmd_buf holds room for the write() header, then the request of req_len
+ * bytes (response field first); lengths are multiples of 4.  The response
+ * is not marked defined for memcheck: these callers read it only after an
+ * error.
+ */
+int vcmd_write_datapath(struct ibv_context *ctx, uint32_t cmd, void *cmd_buf, size_t req_len,
+			void *resp, size_t resp_len);
 
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
