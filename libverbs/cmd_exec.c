@@ -353,41 +353,12 @@ int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 /* ------------------------------------------------------------------ */
 /* Legacy commands on the datapath                                     */
 
-/* The way a datapath command goes when write() is not for it: the header
- * already built in front of the request holds all vcmd_write() needs. */
-static int datapath_fallback(struct ibv_context *ctx, struct ib_uverbs_cmd_hdr *hdr)
+int vcmd_write_datapath_fallback(struct ibv_context *ctx, uint32_t cmd, void *req,
+				 size_t req_len, void *resp, size_t resp_len, int err)
 {
-	uint64_t response;
-
-	memcpy(&response, hdr + 1, sizeof(response));
-	return vcmd_write(ctx, hdr->command, hdr + 1, hdr->in_words * 4 - sizeof(*hdr),
-			  (void *)(uintptr_t)response, hdr->out_words * 4, NULL);
-}
-
-int vcmd_write_datapath(struct ibv_context *ctx, uint32_t cmd, void *cmd_buf, size_t req_len,
-			void *resp, size_t resp_len)
-{
-	struct ib_uverbs_cmd_hdr *hdr = cmd_buf;
-	uint64_t response = (uintptr_t)resp;
-	size_t len = sizeof(*hdr) + req_len;
-	ssize_t n;
-
-	if (len / 4 > UINT16_MAX)
-		return vcmd_write(ctx, cmd, hdr + 1, req_len, resp, resp_len, NULL);
-	hdr->command = cmd;
-	hdr->in_words = len / 4;
-	hdr->out_words = resp_len / 4;
-	memcpy(hdr + 1, &response, sizeof(response));
-	if (verbs_priv(ctx)->mode == VERBS_CMD_IOCTL)
-		return datapath_fallback(ctx, hdr);
-	n = verbs_sys.write(ctx->cmd_fd, hdr, len);
-	if (n == (ssize_t)len)
-		return 0;
-	if (n >= 0)
-		return EIO;
 	/* write() refuses a process whose credentials are not those that
 	 * opened the device (a forked child, say); the tunnel does not. */
-	if (errno == EACCES && vcmd_use_ioctl(ctx, VM_INVOKE_WRITE))
-		return datapath_fallback(ctx, hdr);
-	return errno;
+	if (!err || (err == EACCES && vcmd_use_ioctl(ctx, VM_INVOKE_WRITE)))
+		return vcmd_write(ctx, cmd, req, req_len, resp, resp_len, NULL);
+	return err;
 }
