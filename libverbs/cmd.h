@@ -117,8 +117,9 @@ int vcmd_write_datapath_fallback(struct ibv_context *ctx, uint32_t cmd, void *re
  * vcmd_write() for the work request paths (post_send, the doorbell,
  * post_recv): a legacy command with a response and without driver data,
  * sent as one write(), as upstream's providers ring their doorbells, with
- * neither the tunnel's framing nor a copy.  Forced ioctl mode, and a
- * write() refused for the caller's credentials, take vcmd_write().
+ * neither the tunnel's framing nor a copy.  Forced ioctl mode, a write()
+ * refused for the caller's credentials and a request too long for the
+ * header's 16-bit word count take vcmd_write().
  * cmd_buf holds room for the write() header, then the request of req_len
  * bytes (response field first); lengths are multiples of 4.  The response
  * is not marked defined for memcheck: these callers read it only after an
