@@ -19,9 +19,15 @@
  * answer to the command and is returned as is: a tunnelled command is
  * looked up in the same table write() uses, and a method's handler
  * refusing an argument would refuse it through write() too.
+ * The work request commands are the exception (vcmd_write_datapath()):
+ * write() first.
  */
 #ifndef OPENVERBS_CMD_H
 #define OPENVERBS_CMD_H
+
+#include <errno.h>
+#include <string.h>
+#include <sys/types.h>
 
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_ioctl_cmds.h>
@@ -116,6 +122,44 @@ int vcmd_ioctl_only(struct ibv_context *ctx, enum vcmd_method m, struct vioctl *
  */
 int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 	       void *resp, size_t resp_len, const struct verbs_udata *udata);
+
+/* vcmd_write_datapath()'s way when its write() was not tried (err 0) or
+ * failed with err. */
+int vcmd_write_datapath_fallback(struct ibv_context *ctx, uint32_t cmd, void *req,
+				 size_t req_len, void *resp, size_t resp_len, int err);
+
+/*
+ * vcmd_write() for the work request paths (post_send, the doorbell,
+ * post_recv): a legacy command with a response and without driver data,
+ * sent as one write(), as upstream's providers ring their doorbells, with
+ * neither the tunnel's framing nor a copy.  Forced ioctl mode, a write()
+ * refused for the caller's credentials and a request too long for the
+ * header's 16-bit word count take vcmd_write().
+ * cmd_buf holds room for the write() header, then the request of req_len
+ * bytes (response field first); lengths are multiples of 4.  The response
+ * is not marked defined for memcheck: these callers read it only after an
+ * error.  Inline: a doorbell's command is then mostly constants.
+ */
+static inline int vcmd_write_datapath(struct ibv_context *ctx, uint32_t cmd, void *cmd_buf,
+				      size_t req_len, void *resp, size_t resp_len)
+{
+	struct ib_uverbs_cmd_hdr *hdr = cmd_buf;
+	uint64_t response = (uintptr_t)resp;
+	size_t len = sizeof(*hdr) + req_len;
+	ssize_t n;
+
+	if (len / 4 > UINT16_MAX || verbs_priv(ctx)->mode == VERBS_CMD_IOCTL)
+		return vcmd_write_datapath_fallback(ctx, cmd, hdr + 1, req_len, resp, resp_len, 0);
+	hdr->command = cmd;
+	hdr->in_words = len / 4;
+	hdr->out_words = resp_len / 4;
+	memcpy(hdr + 1, &response, sizeof(response));
+	n = verbs_sys.write(ctx->cmd_fd, hdr, len);
+	if (n == (ssize_t)len)
+		return 0;
+	return vcmd_write_datapath_fallback(ctx, cmd, hdr + 1, req_len, resp, resp_len,
+					    n < 0 ? errno : EIO);
+}
 
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);

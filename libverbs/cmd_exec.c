@@ -344,3 +344,16 @@ int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 	}
 	return write_exec(ctx, cmd, req, req_len, resp, resp_len, udata);
 }
+
+/* ------------------------------------------------------------------ */
+/* Legacy commands on the datapath                                     */
+
+int vcmd_write_datapath_fallback(struct ibv_context *ctx, uint32_t cmd, void *req,
+				 size_t req_len, void *resp, size_t resp_len, int err)
+{
+	/* write() refuses a process whose credentials are not those that
+	 * opened the device (a forked child, say); the tunnel does not. */
+	if (!err || (err == EACCES && vcmd_use_ioctl(ctx, VM_INVOKE_WRITE)))
+		return vcmd_write(ctx, cmd, req, req_len, resp, resp_len, NULL);
+	return err;
+}

@@ -5,6 +5,7 @@
  * generic kernel command.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,21 +109,34 @@ int rxe_destroy_cq(struct ibv_cq *ibcq)
 /* ------------------------------------------------------------------ */
 /* ibv_poll_cq                                                         */
 
+/* A kernel completion has struct ibv_wc's layout field for field, and its
+ * last two bytes (port_num, reserved) fall on ibv_wc's padding: one copy,
+ * then the flags fixed up where they differ. */
+#define SAME_FIELD(wc_field, kern_field)						\
+	_Static_assert(offsetof(struct ibv_wc, wc_field) == offsetof(struct ib_uverbs_wc, kern_field) && \
+		       sizeof(((struct ibv_wc *)0)->wc_field) ==			\
+		       sizeof(((struct ib_uverbs_wc *)0)->kern_field), #wc_field)
+SAME_FIELD(wr_id, wr_id);
+SAME_FIELD(status, status);
+SAME_FIELD(opcode, opcode);
+SAME_FIELD(vendor_err, vendor_err);
+SAME_FIELD(byte_len, byte_len);
+SAME_FIELD(imm_data, ex.imm_data);
+SAME_FIELD(qp_num, qp_num);
+SAME_FIELD(src_qp, src_qp);
+SAME_FIELD(wc_flags, wc_flags);
+SAME_FIELD(pkey_index, pkey_index);
+SAME_FIELD(slid, slid);
+SAME_FIELD(sl, sl);
+SAME_FIELD(dlid_path_bits, dlid_path_bits);
+_Static_assert(sizeof(struct ibv_wc) == sizeof(struct ib_uverbs_wc), "ibv_wc size");
+
 static void copy_wc(struct ibv_wc *wc, const struct ib_uverbs_wc *k)
 {
-	wc->wr_id = k->wr_id;
-	wc->status = k->status;
-	wc->opcode = k->opcode;
-	wc->vendor_err = k->vendor_err;
-	wc->byte_len = k->byte_len;
-	wc->imm_data = k->ex.imm_data;
-	wc->qp_num = k->qp_num;
-	wc->src_qp = k->src_qp;
-	wc->wc_flags = wc_flags(k->wc_flags);
-	wc->pkey_index = k->pkey_index;
-	wc->slid = k->slid;
-	wc->sl = k->sl;
-	wc->dlid_path_bits = k->dlid_path_bits;
+	memcpy(wc, k, sizeof(*wc));
+	/* The flags that need converting are rare. */
+	if (k->wc_flags & ~(uint32_t)(KERN_WC_GRH | KERN_WC_WITH_IMM))
+		wc->wc_flags = wc_flags(k->wc_flags);
 }
 
 int rxe_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)

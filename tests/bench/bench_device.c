@@ -17,103 +17,17 @@
  * the object it really uses and exits 2 if that is anything else.  Output
  * is one "key value..." line per fact; times are medians in nanoseconds.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <link.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include <infiniband/verbs.h>
 
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-static long long median(long long *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_ll);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-struct objects {
-	const char *want_dir;	/* realpath of LIBDIR */
-	bool print;		/* name each object, for guest.sh */
-	int count;
-	int wrong;
-};
-
-static int dirname_is(const char *path, const char *dir)
-{
-	char real[PATH_MAX];
-	char *slash;
-
-	if (!realpath(path, real))
-		return 0;
-	slash = strrchr(real, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	return strcmp(real, dir) == 0;
-}
-
-/* Counts mapped objects and reports any libibverbs not from LIBDIR: a
- * provider could drag in a second copy by a full path. */
-static int visit(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct objects *o = data;
-	const char *base = strrchr(info->dlpi_name, '/');
-
-	(void)size;
-	o->count++;
-	if (o->print && info->dlpi_name[0] == '/')
-		printf("object %s\n", info->dlpi_name);
-	base = base ? base + 1 : info->dlpi_name;
-	if (strncmp(base, "libibverbs.so", 13) == 0 &&
-	    !dirname_is(info->dlpi_name, o->want_dir)) {
-		printf("wrong_object %s\n", info->dlpi_name);
-		o->wrong++;
-	}
-	return 0;
-}
-
-static int count_objects(const char *want_dir, bool print)
-{
-	struct objects o = { .want_dir = want_dir, .print = print };
-
-	dl_iterate_phdr(visit, &o);
-	return o.wrong ? -1 : o.count;
-}
-
-/* Prints which libibverbs serves our calls; 0 if it lives in want_dir. */
-static int check_library(const char *want_dir)
-{
-	Dl_info info;
-	char real[PATH_MAX];
-
-	if (!dladdr((void *)ibv_get_device_list, &info) || !info.dli_fname ||
-	    !realpath(info.dli_fname, real)) {
-		printf("lib unknown\n");
-		return -1;
-	}
-	printf("lib %s\n", real);
-	return dirname_is(real, want_dir) ? 0 : -1;
-}
+#include "bench_lib.h"
 
 static void print_devices(struct ibv_device **list, int n)
 {
@@ -130,17 +44,17 @@ static int bench_cold(const char *want_dir)
 	long long t0, t1;
 	int before, after, n = 0;
 
-	before = count_objects(want_dir, false);
+	before = bench_count_objects(want_dir, false);
 	getrusage(RUSAGE_SELF, &ru0);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	list = ibv_get_device_list(&n);
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	getrusage(RUSAGE_SELF, &ru1);
 	if (!list) {
 		printf("error ibv_get_device_list: %s\n", strerror(errno));
 		return 1;
 	}
-	after = count_objects(want_dir, true);
+	after = bench_count_objects(want_dir, true);
 	print_devices(list, n);
 	ibv_free_device_list(list);
 	if (before < 0 || after < 0)
@@ -160,7 +74,7 @@ static int bench_warm(int count)
 	if (!t)
 		return 1;
 	for (int i = 0; i < count; i++) {
-		long long t0 = now_ns();
+		long long t0 = bench_now_ns();
 
 		list = ibv_get_device_list(NULL);
 		if (!list) {
@@ -169,9 +83,9 @@ static int bench_warm(int count)
 			return 1;
 		}
 		ibv_free_device_list(list);
-		t[i] = now_ns() - t0;
+		t[i] = bench_now_ns() - t0;
 	}
-	printf("warm_ns %lld\n", median(t, count));
+	printf("warm_ns %lld\n", bench_median(t, count));
 	free(t);
 	return 0;
 }
@@ -197,7 +111,7 @@ static int bench_open(const char *name, int count)
 		goto out;
 	}
 	for (int i = 0; i < count; i++) {
-		long long t0 = now_ns();
+		long long t0 = bench_now_ns();
 		struct ibv_context *ctx = ibv_open_device(dev);
 
 		if (!ctx) {
@@ -209,9 +123,9 @@ static int bench_open(const char *name, int count)
 			ret = 1;
 			goto out;
 		}
-		t[i] = now_ns() - t0;
+		t[i] = bench_now_ns() - t0;
 	}
-	printf("open_ns %lld\n", median(t, count));
+	printf("open_ns %lld\n", bench_median(t, count));
 out:
 	ibv_free_device_list(list);
 	free(t);
@@ -230,7 +144,7 @@ static int bench_steady(const char *want_dir, const char *name, int count)
 	}
 	print_devices(list, n);
 	ibv_free_device_list(list);
-	if (count_objects(want_dir, false) < 0)
+	if (bench_count_objects(want_dir, false) < 0)
 		return 2;
 	return bench_warm(count) || bench_open(name, count);
 }
@@ -249,7 +163,7 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (check_library(want_dir)) {
+	if (bench_check_library((void *)ibv_get_device_list, want_dir)) {
 		printf("error libibverbs.so.1 is not from %s\n", want_dir);
 		return 2;
 	}

@@ -22,7 +22,6 @@
  * anything else.  Output is one "key value" line per fact; times are
  * medians over the rounds, in nanoseconds per operation.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/filter.h>
@@ -37,53 +36,16 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "bench_lib.h"
 
 /* Exported by every libibverbs.so.1 since IBVERBS_1.1, declared in no
  * public header. */
 int ibv_dontfork_range(void *base, size_t size);
 int ibv_dofork_range(void *base, size_t size);
-
-static long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b)
-{
-	long long x = *(const long long *)a, y = *(const long long *)b;
-
-	return (x > y) - (x < y);
-}
-
-static long long median(long long *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_ll);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Prints which libibverbs serves our calls; 0 if it lives in want_dir. */
-static int check_library(const char *want_dir)
-{
-	char real[PATH_MAX], *slash;
-	Dl_info info;
-
-	if (!dladdr((void *)ibv_dontfork_range, &info) || !info.dli_fname ||
-	    !realpath(info.dli_fname, real)) {
-		printf("lib unknown\n");
-		return -1;
-	}
-	printf("lib %s\n", real);
-	slash = strrchr(real, '/');
-	*slash = '\0';
-	return strcmp(real, want_dir) ? -1 : 0;
-}
 
 /* socket(AF_NETLINK, *, NETLINK_RDMA) fails with EPROTONOSUPPORT, as on a
  * kernel without RDMA: the library cannot learn about copy-on-fork. */
@@ -141,7 +103,7 @@ static void *slot_addr(const struct bench *b, unsigned int slot)
 static long long timed(const struct bench *b, const unsigned int *slots, unsigned int n,
 		       int (*fn)(void *, size_t), const char *what)
 {
-	long long t0 = now_ns();
+	long long t0 = bench_now_ns();
 
 	for (unsigned int i = 0; i < n; i++) {
 		if (fn(slot_addr(b, slots[i]), b->page)) {
@@ -149,12 +111,12 @@ static long long timed(const struct bench *b, const unsigned int *slots, unsigne
 			return -1;
 		}
 	}
-	return (now_ns() - t0) / n;
+	return (bench_now_ns() - t0) / n;
 }
 
 static long long timed_reref(const struct bench *b, unsigned int n)
 {
-	long long t0 = now_ns();
+	long long t0 = bench_now_ns();
 
 	for (unsigned int i = 0; i < n; i++) {
 		void *addr = slot_addr(b, b->pick[i]);
@@ -164,7 +126,7 @@ static long long timed_reref(const struct bench *b, unsigned int n)
 			return -1;
 		}
 	}
-	return (now_ns() - t0) / n;
+	return (bench_now_ns() - t0) / n;
 }
 
 static int run(struct bench *b, int reps)
@@ -195,9 +157,9 @@ static int run(struct bench *b, int reps)
 		if (reref[r] < 0)
 			goto out;
 	}
-	printf("insert_ns %lld\n", median(ins, reps));
-	printf("remove_ns %lld\n", median(rem, reps));
-	printf("reref_ns %lld\n", median(reref, reps));
+	printf("insert_ns %lld\n", bench_median(ins, reps));
+	printf("remove_ns %lld\n", bench_median(rem, reps));
+	printf("reref_ns %lld\n", bench_median(reref, reps));
 	ret = timed(b, b->slot, b->live, ibv_dofork_range, "teardown") < 0;
 out:
 	free(ins);
@@ -225,7 +187,7 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (check_library(want_dir)) {
+	if (bench_check_library((void *)ibv_dontfork_range, want_dir)) {
 		printf("error libibverbs.so.1 is not from %s\n", want_dir);
 		return 2;
 	}

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: MIT
 # The report of tests/bench/run.sh, from its raw files of "SIDE KEY VALUE..."
 # lines (SIDE: ours, upstream, base).  A lone numeric VALUE is a sample;
-# every line is also a fact, the last one winning.  Variables: cold_runs,
-# steady_runs, steady_count, fork_runs, fork_rounds, load, cpus.
+# every line is also a fact, the last one winning.  Variables: phases (the
+# ones that ran, space-separated), cold_runs, steady_runs, steady_count,
+# fork_runs, fork_rounds, dp_iterations, dp_rounds, load, cpus.
 
 { v = $0; sub(/^[^ ]+ [^ ]+ */, "", v); fact[$1, $2] = v }
-$3 ~ /^[0-9]+$/ && NF == 3 { val[$1, $2, ++cnt[$1, $2]] = $3; next }
+$3 ~ /^[0-9]+(\.[0-9]+)?$/ && NF == 3 { val[$1, $2, ++cnt[$1, $2]] = $3; next }
 $2 == "failed" { failed[$0]++ }
 $2 == "open_ns" { failed[$1 " open " v]++ }
 
@@ -32,13 +33,21 @@ function us(ns) {
     return sprintf(ns >= 100000 ? "%.0f" : ns >= 10000 ? "%.1f" : "%.2f", ns / 1000)
 }
 
+# Instructions per operation.
+function count(n) {
+    if (n == "")
+        return "n/a"
+    return sprintf(n >= 100 || n == int(n) ? "%.0f" : "%.1f", n)
+}
+
 function per_side(title, value_upstream, value_ours) {
     print title ":"
     printf "  %-9s %s\n  %-9s %s\n", "upstream", or_na(value_upstream), "ours", or_na(value_ours)
 }
 
-# One line of the table: times in ns, the target ratio, relative spreads.
-function row(label, up, ours, target, sp_up, sp_ours,    r, met, sp) {
+# One line of the table: times in ns (instruction counts if unit is
+# "count"), the target ratio, relative spreads.
+function row(label, up, ours, target, sp_up, sp_ours, unit,    r, met, sp) {
     r = met = "n/a"
     if (up != "" && ours != "" && up > 0) {
         r = sprintf("%.3fx", ours / up)
@@ -46,10 +55,16 @@ function row(label, up, ours, target, sp_up, sp_ours,    r, met, sp) {
     }
     if (sp_up != "" && sp_ours != "")
         sp = sprintf("%d%%", 100 * (sp_up > sp_ours ? sp_up : sp_ours))
-    printf "%-44s %10s %10s %8s %7s %4s %7s\n", label, us(up), us(ours), r, "<=" target "x", met, sp
+    printf "%-44s %10s %10s %8s %7s %4s %7s\n", label,
+        unit == "count" ? count(up) : us(up), unit == "count" ? count(ours) : us(ours),
+        r, "<=" target "x", met, sp
 }
 function timed(label, k, target) {
     row(label, med("upstream", k), med("ours", k), target, spread("upstream", k), spread("ours", k))
+}
+function counted(label, k, target) {
+    row(label, med("upstream", k), med("ours", k), target, spread("upstream", k),
+        spread("ours", k), "count")
 }
 # Whole-process time less the baseline process's, in ns.
 function process(s,    t) {
@@ -57,15 +72,67 @@ function process(s,    t) {
     return t == "" ? "" : 1000 * (t - med("base", "process_us"))
 }
 
+function ran(phase) { return index(" " phases " ", " " phase " ") > 0 }
+
+function header() {
+    printf "%-44s %10s %10s %8s %7s %4s %7s\n",
+        "benchmark", "upstream", "ours", "ratio", "target", "met", "spread"
+}
+
+# "OBJECT=N ..." facts: the objects whose instructions an operation ran,
+# per operation, by base name, the most first.
+function second(entry,    x) {
+    split(entry, x, " ")
+    return x[2] + 0
+}
+function objects(s, k,    n, i, j, t, a, out) {
+    n = split(fact[s, k], a, " ")
+    for (i = 1; i <= n; i++) {
+        sub(/^.*\//, "", a[i])
+        sub(/=/, " ", a[i])
+    }
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && second(a[j - 1]) < second(a[j]); j--) {
+            t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+        }
+    out = ""
+    for (i = 1; i <= n; i++)
+        out = out (out == "" ? "" : ", ") a[i]
+    return out == "" ? "n/a" : out
+}
+
+function datapath_row(label, k, target,    s) {
+    counted(label, "dp_" k, target)
+    for (s = 1; s <= 2; s++)
+        printf "    %-9s %s\n", s == 1 ? "upstream" : "ours",
+            objects(s == 1 ? "upstream" : "ours", "dp_" k "_objects")
+}
+
+function spins(    s, k, n, out) {
+    out = ""
+    for (s = 1; s <= 2; s++)
+        for (k in spin_keys) {
+            n = med(s == 1 ? "upstream" : "ours", "dp_spins_" k)
+            if (n > 0)
+                out = out sprintf(" %s %s %s;", s == 1 ? "upstream" : "ours", k, n)
+        }
+    return out
+}
+
 END {
-    print ""
-    per_side("libibverbs.so.1 that the runs loaded (each run checks it)",
-             fact["upstream", "lib"], fact["ours", "lib"])
-    per_side("devices listed", fact["upstream", "devices"], fact["ours", "devices"])
-    per_side("shared objects that the first ibv_get_device_list() loaded",
-             fact["upstream", "objects_loaded"], fact["ours", "objects_loaded"])
-    per_side("page faults in the first ibv_get_device_list() (median)",
-             med("upstream", "cold_faults"), med("ours", "cold_faults"))
+    if (ran("device")) {
+        print ""
+        per_side("libibverbs.so.1 that the runs loaded (each run checks it)",
+                 fact["upstream", "lib"], fact["ours", "lib"])
+        per_side("devices listed", fact["upstream", "devices"], fact["ours", "devices"])
+        per_side("shared objects that the first ibv_get_device_list() loaded",
+                 fact["upstream", "objects_loaded"], fact["ours", "objects_loaded"])
+        per_side("page faults in the first ibv_get_device_list() (median)",
+                 med("upstream", "cold_faults"), med("ours", "cold_faults"))
+    }
+    if (ran("datapath"))
+        per_side("libibverbs.so.1 of the datapath runs (each run checks it)",
+                 fact["upstream", "dp_lib"], fact["ours", "dp_lib"])
     for (f in failed) {
         print "not measured (runs, why):"
         break
@@ -73,33 +140,68 @@ END {
     for (f in failed)
         printf "  %4d  %s\n", failed[f], f
 
-    print ""
-    printf "In the guest: %s, kernel %s.\n", fact["base", "cpu"], fact["base", "kernel"]
-    if (fact["base", "cpu"] ~ /TCG/) {
-        print "qemu TCG emulation: absolute times are 5-40x what hardware gives; both libraries"
-        print "ran in the same guest, interleaved, so the ratios are what to read.  Address"
-        print "randomisation is off there, so TCG reuses its translations between processes."
+    if (ran("device") || ran("fork")) {
+        print ""
+        if (ran("device")) {
+            printf "In the guest: %s, kernel %s.\n", fact["base", "cpu"], fact["base", "kernel"]
+            if (fact["base", "cpu"] ~ /TCG/) {
+                print "qemu TCG emulation: absolute times are 5-40x what hardware gives; both libraries"
+                print "ran in the same guest, interleaved, so the ratios are what to read.  Address"
+                print "randomisation is off there, so TCG reuses its translations between processes."
+            }
+            printf "Medians in us: cold over %d processes per library; warm and open over %d\n",
+                cold_runs, steady_runs
+            printf "processes x %d calls.\n", steady_count
+        }
+        if (ran("fork"))
+            printf "Fork tree: medians in us over %d processes x %d rounds, %s live ranges.\n",
+                fork_runs, fork_rounds, fact["upstream", "live_ranges"]
+        print "spread: interquartile range / median, the larger of the two sides."
+        printf "This machine: %d CPUs, load average %s when the benchmark started%s.\n", cpus, load,
+            (load + 0 > cpus ? " (busy: expect noise)" : "")
+        print ""
+        header()
+        if (ran("device")) {
+            timed("ibv_get_device_list, cold (first call)", "cold_ns", 0.1)
+            row("process: load, first discovery, exit (*)", process("upstream"), process("ours"), 1,
+                spread("upstream", "process_us"), spread("ours", "process_us"))
+            timed("ibv_get_device_list + free, warm", "warm_ns", 0.5)
+            timed("ibv_open_device + ibv_close_device, rxe0", "open_ns", 1)
+        }
+        if (ran("fork")) {
+            timed("fork tree: insert (ibv_dontfork_range)", "insert_ns", 1)
+            timed("fork tree: re-reference (dontfork+dofork)", "reref_ns", 0.5)
+            timed("fork tree: remove (ibv_dofork_range)", "remove_ns", 1)
+        }
+        if (ran("device")) {
+            print ""
+            printf "(*) whole-process wall time less that of /bin/true (%s us), spawned alike.\n",
+                med("base", "process_us")
+            print "The device rows ran in the qemu guest" (ran("fork") ? ", the fork tree on this machine." : ".")
+        }
     }
-    printf "Medians in us: cold over %d processes per library; warm and open over %d\n",
-        cold_runs, steady_runs
-    printf "processes x %d calls; fork tree over %d processes x %d rounds, %s live ranges.\n",
-        steady_count, fork_runs, fork_rounds, fact["upstream", "live_ranges"]
-    print "spread: interquartile range / median, the larger of the two sides."
-    printf "This machine: %d CPUs, load average %s when the benchmark started%s.\n", cpus, load,
-        (load + 0 > cpus ? " (busy: expect noise)" : "")
-    print ""
-    printf "%-44s %10s %10s %8s %7s %4s %7s\n",
-        "benchmark", "upstream", "ours", "ratio", "target", "met", "spread"
-    timed("ibv_get_device_list, cold (first call)", "cold_ns", 0.1)
-    row("process: load, first discovery, exit (*)", process("upstream"), process("ours"), 1,
-        spread("upstream", "process_us"), spread("ours", "process_us"))
-    timed("ibv_get_device_list + free, warm", "warm_ns", 0.5)
-    timed("ibv_open_device + ibv_close_device, rxe0", "open_ns", 1)
-    timed("fork tree: insert (ibv_dontfork_range)", "insert_ns", 1)
-    timed("fork tree: re-reference (dontfork+dofork)", "reref_ns", 0.5)
-    timed("fork tree: remove (ibv_dofork_range)", "remove_ns", 1)
-    print ""
-    printf "(*) whole-process wall time less that of /bin/true (%s us), spawned alike.\n",
-        med("base", "process_us")
-    print "The first four rows ran in the qemu guest, the fork tree on this machine."
+
+    if (ran("datapath")) {
+        print ""
+        printf "Datapath on rxe0 in the guest: user-space instructions per operation, counted by\n"
+        printf "callgrind (%s) in %d profiles of %d operations per library, the median shown.\n",
+            fact["base", "valgrind"], dp_rounds, dp_iterations
+        print "Counted: every instruction between entering and leaving the operation except the"
+        print "benchmark's own, i.e. libibverbs, the provider and the libc they call; never the"
+        print "kernel's, as valgrind runs system calls natively.  Under each row, per object."
+        print "RC loopback between two QPs, every work request signaled.  spread: interquartile"
+        print "range / median; callgrind counts are deterministic: anything but 0% means the runs"
+        print "differed."
+        print ""
+        header()
+        datapath_row("SEND + receive + 2 polls", "send_recv", 0.8)
+        datapath_row("RDMA WRITE + poll", "write", 0.8)
+        datapath_row("ibv_wr_* SEND + poll", "wr_send", 0.8)
+        datapath_row("ibv_poll_cq, empty CQ", "empty_poll", 1)
+        split("send_recv write wr_send empty_poll", a, " ")
+        for (i in a)
+            spin_keys[a[i]] = 1
+        if (spins() != "")
+            print "Polls that found nothing yet, counted above:" spins()
+    }
 }

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +46,40 @@ static int ncalls;
 static int (*kernel_ioctl)(struct ib_uverbs_ioctl_hdr *hdr);
 static int (*kernel_write)(void *buf, size_t len);
 
+/* The program is linked with --wrap=malloc,--wrap=calloc (meson.build):
+ * allocations are counted, except the fake kernel's (check's assertions
+ * allocate). */
+static unsigned long allocations;
+static bool in_kernel;
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+
+void *__wrap_malloc(size_t size)
+{
+	allocations += !in_kernel;
+	return __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	allocations += !in_kernel;
+	return __real_calloc(n, size);
+}
+
 static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
 	struct ib_uverbs_ioctl_hdr *hdr = arg;
 	struct call *c = &calls[ncalls++];
 	int err;
 
+	in_kernel = true;
 	ck_assert_int_eq(fd, 42);
 	ck_assert_uint_eq(request, RDMA_VERBS_IOCTL);
 	c->kind = IOCTL;
 	c->len = hdr->length;
 	memcpy(c->raw, hdr, hdr->length);
 	err = kernel_ioctl ? kernel_ioctl(hdr) : ENOTTY;
+	in_kernel = false;
 	if (err) {
 		errno = err;
 		return -1;
@@ -69,11 +92,13 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 	struct call *c = &calls[ncalls++];
 	int err;
 
+	in_kernel = true;
 	ck_assert_int_eq(fd, 42);
 	c->kind = WRITE;
 	c->len = len;
 	memcpy(c->raw, buf, len);
 	err = kernel_write ? kernel_write((void *)buf, len) : EINVAL;
+	in_kernel = false;
 	if (err) {
 		errno = err;
 		return -1;
@@ -433,6 +458,178 @@ START_TEST(create_qp_leaves_the_callers_attr_alone)
 	ck_assert_ptr_null(qp.qp.pd);
 	req = (void *)(calls[1].raw + sizeof(struct ib_uverbs_cmd_hdr));
 	ck_assert_uint_eq(req->pd_handle, 0);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The datapath: work requests and the doorbell                        */
+
+/* The tunnel of a post_send or post_recv: checks the framing, and rejects
+ * the second work request of a list (bad_wr 2, EINVAL). */
+static int datapath_tunnel(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	struct ib_uverbs_post_send *req;
+	struct ib_uverbs_post_send_resp *resp;
+
+	ck_assert_uint_eq(hdr->object_id, UVERBS_OBJECT_DEVICE);
+	ck_assert_uint_eq(hdr->method_id, UVERBS_METHOD_INVOKE_WRITE);
+	ck_assert_uint_eq(hdr->num_attrs, 3);
+	ck_assert_uint_eq(hdr->attrs[0].attr_id, UVERBS_ATTR_CORE_IN);
+	ck_assert_uint_eq(hdr->attrs[1].attr_id, UVERBS_ATTR_CORE_OUT);
+	ck_assert_uint_eq(hdr->attrs[1].len, sizeof(*resp));
+	ck_assert_uint_eq(hdr->attrs[2].attr_id, UVERBS_ATTR_WRITE_CMD);
+	/* post_send and post_recv requests begin alike */
+	req = ptr(&hdr->attrs[0]);
+	resp = ptr(&hdr->attrs[1]);
+	ck_assert_uint_eq(req->qp_handle, 5);
+	if (req->wr_count < 2)
+		return 0;
+	resp->bad_wr = 2;
+	return EINVAL;
+}
+
+/* As upstream's providers ring it: one write() of a fixed command. */
+START_TEST(doorbell_is_one_write)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct ibv_qp qp = { .context = ctx, .handle = 5 };
+	const struct ib_uverbs_post_send *req = (const void *)(calls[0].raw + 8);
+
+	kernel_ioctl = datapath_tunnel;
+	kernel_write = answering_write;
+	ck_assert_int_eq(verbs_cmd_post_send(&qp, NULL, NULL), 0);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(calls[0].kind, WRITE);
+	ck_assert_uint_eq(calls[0].len, sizeof(struct ib_uverbs_cmd_hdr) + sizeof(*req));
+	ck_assert_uint_eq(calls[0].cmd.command, IB_USER_VERBS_CMD_POST_SEND);
+	ck_assert_uint_eq(calls[0].cmd.in_words * 4, calls[0].len);
+	ck_assert_uint_eq(calls[0].cmd.out_words, 1);
+	ck_assert_uint_ne(req->response, 0);
+	ck_assert_uint_eq(req->qp_handle, 5);
+	ck_assert_uint_eq(req->wr_count, 0);
+	ck_assert_uint_eq(req->sge_count, 0);
+	ck_assert_uint_eq(req->wqe_size, sizeof(struct ib_uverbs_send_wr));
+	free_ctx(ctx);
+}
+END_TEST
+
+START_TEST(forced_ioctl_doorbell_is_tunnelled)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	struct ibv_qp qp = { .context = ctx, .handle = 5 };
+
+	kernel_ioctl = datapath_tunnel;
+	ck_assert_int_eq(verbs_cmd_post_send(&qp, NULL, NULL), 0);
+	ck_assert_int_eq(ncalls, 1);
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 3);
+	ck_assert_uint_eq(attr(&calls[0], 0)->len, sizeof(struct ib_uverbs_post_send));
+	expect_attr(&calls[0], 2, UVERBS_ATTR_WRITE_CMD, 8, IB_USER_VERBS_CMD_POST_SEND);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* The kernel refuses write() to a process with other credentials than
+ * the opener's (a forked child): in auto mode the tunnel still works. */
+static int write_not_for_you(void *buf, size_t len)
+{
+	(void)buf;
+	(void)len;
+	return EACCES;
+}
+
+START_TEST(doorbell_write_refused_takes_tunnel)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct ibv_qp qp = { .context = ctx, .handle = 5 };
+
+	kernel_ioctl = datapath_tunnel;
+	kernel_write = write_not_for_you;
+	ck_assert_int_eq(verbs_cmd_post_send(&qp, NULL, NULL), 0);
+	ck_assert_int_eq(ncalls, 2);
+	ck_assert_int_eq(calls[0].kind, WRITE);
+	expect_hdr(&calls[1], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 3);
+	free_ctx(ctx);
+	/* Forced write() mode has nothing else to try. */
+	ctx = new_ctx("write");
+	qp.context = ctx;
+	ck_assert_int_eq(verbs_cmd_post_send(&qp, NULL, NULL), EACCES);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* The doorbell is the one command of each rxe/siw ibv_post_send(): no
+ * allocation there, nor for lists of common size, whichever transport. */
+START_TEST(datapath_allocates_nothing)
+{
+	const char *modes[] = { "auto", "write", "ioctl" };
+	struct ibv_sge sge = { 0x1000, 16, 0xa };
+	struct ibv_send_wr send2 = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr send1 = { .wr_id = 1, .next = &send2, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr recv2 = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr recv1 = { .wr_id = 1, .next = &recv2, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr *bad_send;
+	struct ibv_recv_wr *bad_recv;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct ibv_context *ctx = new_ctx(modes[i]);
+		struct ibv_qp qp = { .context = ctx, .handle = 5, .qp_type = IBV_QPT_RC };
+		unsigned long before = allocations;
+		int doorbell;
+
+		kernel_ioctl = datapath_tunnel;
+		kernel_write = answering_write;
+		/* no assertion in between: check's allocate */
+		doorbell = verbs_cmd_post_send(&qp, NULL, NULL);
+		verbs_cmd_post_send(&qp, &send1, &bad_send);
+		verbs_cmd_post_recv(&qp, &recv1, &bad_recv);
+		ck_assert_uint_eq(allocations, before);
+		ck_assert_int_eq(doorbell, 0);
+		free_ctx(ctx);
+	}
+}
+END_TEST
+
+START_TEST(tunnelled_post_recv_names_bad_wr)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	struct ibv_qp qp = { .context = ctx, .handle = 5 };
+	struct ibv_sge sge[3] = { { 0x1000, 16, 0xa }, { 0x2000, 32, 0xb }, { 0x3000, 64, 0xc } };
+	struct ibv_recv_wr second = { .wr_id = 2, .sg_list = &sge[1], .num_sge = 2 };
+	struct ibv_recv_wr first = { .wr_id = 1, .next = &second, .sg_list = sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad = NULL;
+
+	kernel_ioctl = datapath_tunnel;
+	ck_assert_int_eq(verbs_cmd_post_recv(&qp, &first, &bad), EINVAL);
+	ck_assert_ptr_eq(bad, &second);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_uint_eq(attr(&calls[0], 0)->len, sizeof(struct ib_uverbs_post_recv) +
+			  2 * sizeof(struct ib_uverbs_recv_wr) + 3 * sizeof(struct ib_uverbs_sge));
+	expect_attr(&calls[0], 2, UVERBS_ATTR_WRITE_CMD, 8, IB_USER_VERBS_CMD_POST_RECV);
+	free_ctx(ctx);
+}
+END_TEST
+
+/* Lists too long for the stack buffer still go out whole. */
+START_TEST(long_send_list)
+{
+	enum { N = 40 };
+	struct ibv_context *ctx = new_ctx("auto");
+	struct ibv_qp qp = { .context = ctx, .handle = 5, .qp_type = IBV_QPT_RC };
+	struct ibv_sge sge = { 0x1000, 16, 0xa };
+	struct ibv_send_wr wr[N], *bad = NULL;
+	const struct ib_uverbs_post_send *req;
+
+	for (int i = 0; i < N; i++)
+		wr[i] = (struct ibv_send_wr){ .wr_id = i, .next = i + 1 < N ? &wr[i + 1] : NULL,
+					      .sg_list = &sge, .num_sge = 1 };
+	kernel_write = answering_write;
+	ck_assert_int_eq(verbs_cmd_post_send(&qp, wr, &bad), 0);
+	req = (const void *)(calls[0].raw + sizeof(struct ib_uverbs_cmd_hdr));
+	ck_assert_uint_eq(calls[0].len, sizeof(struct ib_uverbs_cmd_hdr) + sizeof(*req) +
+			  N * (sizeof(struct ib_uverbs_send_wr) + sizeof(struct ib_uverbs_sge)));
+	ck_assert_uint_eq(req->wr_count, N);
+	ck_assert_uint_eq(req->send_wr[N - 1].wr_id, N - 1);
 	free_ctx(ctx);
 }
 END_TEST
@@ -1296,6 +1493,7 @@ int main(void)
 	TCase *enc = tcase_create("encoding"), *fb = tcase_create("fallback");
 	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
 	TCase *conv = tcase_create("conventions"), *mr = tcase_create("memory regions");
+	TCase *datapath = tcase_create("datapath");
 	SRunner *sr;
 	int failed;
 
@@ -1305,6 +1503,7 @@ int main(void)
 	tcase_add_checked_fixture(cq, cq_setup, NULL);
 	tcase_add_checked_fixture(conv, setup, NULL);
 	tcase_add_checked_fixture(mr, mr_setup, NULL);
+	tcase_add_checked_fixture(datapath, setup, NULL);
 	tcase_add_test(enc, write_alloc_pd_bytes);
 	tcase_add_test(enc, write_extended_create_cq_bytes);
 	tcase_add_test(enc, tunnelled_alloc_pd_bytes);
@@ -1313,6 +1512,12 @@ int main(void)
 	tcase_add_test(enc, write_post_send_bytes);
 	tcase_add_test(enc, doorbell_posts_nothing);
 	tcase_add_test(enc, create_qp_leaves_the_callers_attr_alone);
+	tcase_add_test(datapath, doorbell_is_one_write);
+	tcase_add_test(datapath, forced_ioctl_doorbell_is_tunnelled);
+	tcase_add_test(datapath, doorbell_write_refused_takes_tunnel);
+	tcase_add_test(datapath, datapath_allocates_nothing);
+	tcase_add_test(datapath, tunnelled_post_recv_names_bad_wr);
+	tcase_add_test(datapath, long_send_list);
 	tcase_add_test(fb, enotty_means_write_for_everything);
 	tcase_add_test(fb, eprotonosupport_means_write_for_that_method);
 	tcase_add_test(fb, method_eopnotsupp_is_the_answer);
@@ -1344,6 +1549,7 @@ int main(void)
 	tcase_add_test(mr, refused_rereg_keeps_the_counts);
 	suite_add_tcase(s, conv);
 	suite_add_tcase(s, mr);
+	suite_add_tcase(s, datapath);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
