@@ -173,8 +173,12 @@ static int load_current(struct ibv_cq_ex *cqx)
 	struct rxe_cq *cq = cqx_to_rcq(cqx);
 
 	cq->cur = rxe_ring_head(&cq->ring);
-	if (!cq->cur)
+	if (!cq->cur) {
+		/* Programs written against upstream's providers look at
+		 * errno as well as the returned ENOENT. */
+		errno = ENOENT;
 		return ENOENT;
+	}
 	cqx->wr_id = cq->cur->wr_id;
 	cqx->status = cq->cur->status;
 	return 0;
