@@ -46,25 +46,25 @@ extern struct verbs_sys verbs_sys;
 /* ioctl methods, one bit each in verbs_ex_private.ioctl_off once the
  * kernel turned out not to know them. */
 enum vcmd_method {
-	VM_INVOKE_WRITE,
-	VM_GET_CONTEXT,
-	VM_QUERY_PORT,
-	VM_CREATE_CQ,
-	VM_DESTROY_CQ,
-	VM_CREATE_QP,
-	VM_DESTROY_QP,
-	VM_CREATE_SRQ,
-	VM_DESTROY_SRQ,
-	VM_DESTROY_PD,
-	VM_DESTROY_MR,
-	VM_DESTROY_MW,
-	VM_DESTROY_AH,
+	VCMD_INVOKE_WRITE,
+	VCMD_GET_CONTEXT,
+	VCMD_QUERY_PORT,
+	VCMD_CREATE_CQ,
+	VCMD_DESTROY_CQ,
+	VCMD_CREATE_QP,
+	VCMD_DESTROY_QP,
+	VCMD_CREATE_SRQ,
+	VCMD_DESTROY_SRQ,
+	VCMD_DESTROY_PD,
+	VCMD_DESTROY_MR,
+	VCMD_DESTROY_MW,
+	VCMD_DESTROY_AH,
 	/* No write() form (vcmd_ioctl_only): */
-	VM_QUERY_GID,		/* callers fall back to sysfs */
-	VM_ASYNC_EVENT_ALLOC,
-	VM_QUERY_CONTEXT,
-	VM_QUERY_MR,
-	VM_REG_DMABUF_MR,
+	VCMD_QUERY_GID,		/* callers fall back to sysfs */
+	VCMD_ASYNC_EVENT_ALLOC,
+	VCMD_QUERY_CONTEXT,
+	VCMD_QUERY_MR,
+	VCMD_REG_DMABUF_MR,
 };
 
 enum { VIOCTL_MAX_ATTRS = 16 };

@@ -42,7 +42,7 @@ int verbs_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 
 int verbs_cmd_destroy_ah(struct ibv_ah *ah)
 {
-	return vcmd_destroy(ah->context, VM_DESTROY_AH, UVERBS_OBJECT_AH,
+	return vcmd_destroy(ah->context, VCMD_DESTROY_AH, UVERBS_OBJECT_AH,
 			    UVERBS_METHOD_AH_DESTROY, ah->handle,
 			    IB_USER_VERBS_CMD_DESTROY_AH);
 }

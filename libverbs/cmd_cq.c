@@ -66,9 +66,9 @@ int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 {
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_CREATE_CQ)) {
+	if (vcmd_use_ioctl(ctx, VCMD_CREATE_CQ)) {
 		ret = create_cq_ioctl(ctx, cqe, channel, comp_vector, flags, cq, udata);
-		if (!vcmd_fall_back(ctx, VM_CREATE_CQ, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_CREATE_CQ, &ret))
 			return ret;
 	}
 	if (flags) {
@@ -143,14 +143,14 @@ int verbs_cmd_destroy_cq(struct ibv_cq *cq)
 	struct ibv_context *ctx = cq->context;
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_DESTROY_CQ)) {
+	if (vcmd_use_ioctl(ctx, VCMD_DESTROY_CQ)) {
 		struct vioctl c;
 
 		vioctl_init(&c, UVERBS_OBJECT_CQ, UVERBS_METHOD_CQ_DESTROY);
 		vioctl_idr(&c, UVERBS_ATTR_DESTROY_CQ_HANDLE, cq->handle);
 		vioctl_out(&c, UVERBS_ATTR_DESTROY_CQ_RESP, &resp, sizeof(resp));
 		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VM_DESTROY_CQ, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_DESTROY_CQ, &ret))
 			goto done;
 	}
 	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_DESTROY_CQ, &req, sizeof(req),

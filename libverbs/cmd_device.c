@@ -21,7 +21,7 @@ static int alloc_async_fd(struct ibv_context *ctx)
 
 	vioctl_init(&c, UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC);
 	fd = vioctl_new(&c, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE);
-	ret = vcmd_ioctl_only(ctx, VM_ASYNC_EVENT_ALLOC, &c);
+	ret = vcmd_ioctl_only(ctx, VCMD_ASYNC_EVENT_ALLOC, &c);
 	if (!ret)
 		ctx->async_fd = vioctl_result(fd);
 	return ret;
@@ -51,14 +51,14 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 	struct ib_uverbs_get_context_resp resp;
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_GET_CONTEXT)) {
+	if (vcmd_use_ioctl(ctx, VCMD_GET_CONTEXT)) {
 		ret = get_context_ioctl(ctx, udata);
 		/* The kernel context exists now and cannot be asked for
 		 * again (a file has one): without an event fd it is
 		 * half-made, so that failure is the whole call's. */
 		if (!ret)
 			return alloc_async_fd(ctx);
-		if (!vcmd_fall_back(ctx, VM_GET_CONTEXT, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_GET_CONTEXT, &ret))
 			return ret;
 	}
 	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_GET_CONTEXT, &req, sizeof(req),
@@ -83,7 +83,7 @@ int verbs_cmd_query_context(struct ibv_context *ctx)
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &priv->core_support,
 		   sizeof(priv->core_support));
-	ret = vcmd_ioctl_only(ctx, VM_QUERY_CONTEXT, &c);
+	ret = vcmd_ioctl_only(ctx, VCMD_QUERY_CONTEXT, &c);
 	if (ret)
 		return ret;
 	ctx->num_comp_vectors = vectors;
@@ -263,14 +263,14 @@ int verbs_cmd_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_
 	struct ib_uverbs_query_port_resp_ex resp = {};
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_QUERY_PORT)) {
+	if (vcmd_use_ioctl(ctx, VCMD_QUERY_PORT)) {
 		struct vioctl c;
 
 		vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
 		vioctl_const(&c, UVERBS_ATTR_QUERY_PORT_PORT_NUM, port);
 		vioctl_out(&c, UVERBS_ATTR_QUERY_PORT_RESP, &resp, sizeof(resp));
 		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VM_QUERY_PORT, &ret)) {
+		if (!vcmd_fall_back(ctx, VCMD_QUERY_PORT, &ret)) {
 			if (!ret) {
 				copy_port_attr(attr, &resp.legacy_resp);
 				attr->port_cap_flags2 = resp.port_cap_flags2;
@@ -309,7 +309,7 @@ int vcmd_query_gid_entry(struct ibv_context *ctx, uint32_t port, uint32_t index,
 	vioctl_const(&c, UVERBS_ATTR_QUERY_GID_ENTRY_GID_INDEX, index);
 	vioctl_in_u32(&c, UVERBS_ATTR_QUERY_GID_ENTRY_FLAGS, 0);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_ENTRY_RESP_ENTRY, &k, sizeof(k));
-	ret = vcmd_ioctl_only(ctx, VM_QUERY_GID, &c);
+	ret = vcmd_ioctl_only(ctx, VCMD_QUERY_GID, &c);
 	if (!ret)
 		copy_gid_entry(entry, &k);
 	return ret;
@@ -323,7 +323,7 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	struct vioctl c;
 	int ret;
 
-	if (!vcmd_use_ioctl(ctx, VM_QUERY_GID))
+	if (!vcmd_use_ioctl(ctx, VCMD_QUERY_GID))
 		return EOPNOTSUPP;
 	k = calloc(max_entries ? max_entries : 1, sizeof(*k));
 	if (!k)
@@ -333,7 +333,7 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 	vioctl_in_u32(&c, UVERBS_ATTR_QUERY_GID_TABLE_FLAGS, 0);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_ENTRIES, k, max_entries * sizeof(*k));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_GID_TABLE_RESP_NUM_ENTRIES, &num, sizeof(num));
-	ret = vcmd_ioctl_only(ctx, VM_QUERY_GID, &c);
+	ret = vcmd_ioctl_only(ctx, VCMD_QUERY_GID, &c);
 	if (!ret) {
 		for (uint64_t i = 0; i < num && i < max_entries; i++)
 			copy_gid_entry(&entries[i], &k[i]);

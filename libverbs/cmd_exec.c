@@ -334,12 +334,12 @@ int vcmd_write(struct ibv_context *ctx, uint32_t cmd, void *req, size_t req_len,
 {
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_INVOKE_WRITE)) {
+	if (vcmd_use_ioctl(ctx, VCMD_INVOKE_WRITE)) {
 		/* The response field of a legacy request means nothing here. */
 		if (!(cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) && resp_len)
 			memset(req, 0, sizeof(uint64_t));
 		ret = invoke_write(ctx, cmd, req, req_len, resp, resp_len, udata);
-		if (!vcmd_fall_back(ctx, VM_INVOKE_WRITE, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_INVOKE_WRITE, &ret))
 			return ret;
 	}
 	return write_exec(ctx, cmd, req, req_len, resp, resp_len, udata);
@@ -353,7 +353,7 @@ int vcmd_write_datapath_fallback(struct ibv_context *ctx, uint32_t cmd, void *re
 {
 	/* write() refuses a process whose credentials are not those that
 	 * opened the device (a forked child, say); the tunnel does not. */
-	if (!err || (err == EACCES && vcmd_use_ioctl(ctx, VM_INVOKE_WRITE)))
+	if (!err || (err == EACCES && vcmd_use_ioctl(ctx, VCMD_INVOKE_WRITE)))
 		return vcmd_write(ctx, cmd, req, req_len, resp, resp_len, NULL);
 	return err;
 }

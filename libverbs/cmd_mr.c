@@ -23,7 +23,7 @@ int verbs_cmd_alloc_pd(struct ibv_context *ctx, struct ibv_pd *pd,
 
 int verbs_cmd_dealloc_pd(struct ibv_pd *pd)
 {
-	return vcmd_destroy(pd->context, VM_DESTROY_PD, UVERBS_OBJECT_PD,
+	return vcmd_destroy(pd->context, VCMD_DESTROY_PD, UVERBS_OBJECT_PD,
 			    UVERBS_METHOD_PD_DESTROY, pd->handle,
 			    IB_USER_VERBS_CMD_DEALLOC_PD);
 }
@@ -48,7 +48,7 @@ int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle)
 	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
-	ret = vcmd_ioctl_only(ctx, VM_CREATE_QP, &c);
+	ret = vcmd_ioctl_only(ctx, VCMD_CREATE_QP, &c);
 	if (ret != EINVAL)
 		return ret;
 	vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, pd_handle);
@@ -122,7 +122,7 @@ int verbs_cmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd,
 
 int verbs_cmd_dereg_mr(struct verbs_mr *mr)
 {
-	return vcmd_destroy(mr->ibv_mr.context, VM_DESTROY_MR, UVERBS_OBJECT_MR,
+	return vcmd_destroy(mr->ibv_mr.context, VCMD_DESTROY_MR, UVERBS_OBJECT_MR,
 			    UVERBS_METHOD_MR_DESTROY, mr->ibv_mr.handle,
 			    IB_USER_VERBS_CMD_DEREG_MR);
 }
@@ -139,7 +139,7 @@ int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LKEY, &lkey, sizeof(lkey));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_RKEY, &rkey, sizeof(rkey));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_MR_RESP_LENGTH, &length, sizeof(length));
-	ret = vcmd_ioctl_only(pd->context, VM_QUERY_MR, &c);
+	ret = vcmd_ioctl_only(pd->context, VCMD_QUERY_MR, &c);
 	if (ret)
 		return ret;
 	mr->ibv_mr.context = pd->context;
@@ -172,7 +172,7 @@ int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	vioctl_in_u32(&c, UVERBS_ATTR_REG_DMABUF_MR_ACCESS_FLAGS, access);
 	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_LKEY, &lkey, sizeof(lkey));
 	vioctl_out(&c, UVERBS_ATTR_REG_DMABUF_MR_RESP_RKEY, &rkey, sizeof(rkey));
-	ret = vcmd_ioctl_only(pd->context, VM_REG_DMABUF_MR, &c);
+	ret = vcmd_ioctl_only(pd->context, VCMD_REG_DMABUF_MR, &c);
 	if (ret)
 		return ret;
 	mr->ibv_mr.context = pd->context;
@@ -208,7 +208,7 @@ int verbs_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 
 int verbs_cmd_dealloc_mw(struct ibv_mw *mw)
 {
-	return vcmd_destroy(mw->context, VM_DESTROY_MW, UVERBS_OBJECT_MW,
+	return vcmd_destroy(mw->context, VCMD_DESTROY_MW, UVERBS_OBJECT_MW,
 			    UVERBS_METHOD_MW_DESTROY, mw->handle,
 			    IB_USER_VERBS_CMD_DEALLOC_MW);
 }

@@ -150,9 +150,9 @@ static int create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 {
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_CREATE_QP)) {
+	if (vcmd_use_ioctl(ctx, VCMD_CREATE_QP)) {
 		ret = create_qp_ioctl(ctx, qp, attr, flags, udata);
-		if (!vcmd_fall_back(ctx, VM_CREATE_QP, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_CREATE_QP, &ret))
 			return ret;
 	}
 	return create_qp_write(ctx, qp, attr, flags, udata);
@@ -316,14 +316,14 @@ int verbs_cmd_destroy_qp(struct ibv_qp *qp)
 	struct ibv_context *ctx = qp->context;
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_DESTROY_QP)) {
+	if (vcmd_use_ioctl(ctx, VCMD_DESTROY_QP)) {
 		struct vioctl c;
 
 		vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY);
 		vioctl_idr(&c, UVERBS_ATTR_DESTROY_QP_HANDLE, qp->handle);
 		vioctl_out(&c, UVERBS_ATTR_DESTROY_QP_RESP, &resp, sizeof(resp));
 		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VM_DESTROY_QP, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_DESTROY_QP, &ret))
 			goto done;
 	}
 	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_DESTROY_QP, &req, sizeof(req),

@@ -63,9 +63,9 @@ int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) ||
 	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC))
 		return EOPNOTSUPP;
-	if (vcmd_use_ioctl(ctx, VM_CREATE_SRQ)) {
+	if (vcmd_use_ioctl(ctx, VCMD_CREATE_SRQ)) {
 		ret = create_srq_ioctl(ctx, srq, attr, udata);
-		if (!vcmd_fall_back(ctx, VM_CREATE_SRQ, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_CREATE_SRQ, &ret))
 			return ret;
 	}
 	req = (struct ib_uverbs_create_srq){
@@ -122,14 +122,14 @@ int verbs_cmd_destroy_srq(struct ibv_srq *srq)
 	struct ibv_context *ctx = srq->context;
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VM_DESTROY_SRQ)) {
+	if (vcmd_use_ioctl(ctx, VCMD_DESTROY_SRQ)) {
 		struct vioctl c;
 
 		vioctl_init(&c, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY);
 		vioctl_idr(&c, UVERBS_ATTR_DESTROY_SRQ_HANDLE, srq->handle);
 		vioctl_out(&c, UVERBS_ATTR_DESTROY_SRQ_RESP, &resp, sizeof(resp));
 		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VM_DESTROY_SRQ, &ret))
+		if (!vcmd_fall_back(ctx, VCMD_DESTROY_SRQ, &ret))
 			goto done;
 	}
 	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_DESTROY_SRQ, &req, sizeof(req),
