@@ -6,7 +6,6 @@
  * providers: completion-channel references, errno conventions, imported
  * PDs, and the fork protection of memory regions.
  */
-#include <check.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 
 #include "cmd.h"
 #include "fork.h"
+#include "unit.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
@@ -1296,8 +1296,6 @@ int main(void)
 	TCase *enc = tcase_create("encoding"), *fb = tcase_create("fallback");
 	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
 	TCase *conv = tcase_create("conventions"), *mr = tcase_create("memory regions");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(enc, setup, NULL);
 	tcase_add_checked_fixture(fb, setup, NULL);
@@ -1344,9 +1342,5 @@ int main(void)
 	tcase_add_test(mr, refused_rereg_keeps_the_counts);
 	suite_add_tcase(s, conv);
 	suite_add_tcase(s, mr);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

@@ -9,7 +9,6 @@
  * is also the context's command fd, so the provider's mmap() of a ring
  * lands on the same pages the tests read and write as the kernel.
  */
-#include <check.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 
 #include "cmd.h"
 #include "../../providers/rxe/rxe.h"
+#include "unit.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
@@ -1429,11 +1429,5 @@ static Suite *rxe_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(rxe_suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(rxe_suite(), CK_FORK_GETENV);
 }

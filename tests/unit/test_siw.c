@@ -8,7 +8,6 @@
  * memfd, which is also the context's command fd, so the provider's mmap()
  * of a queue lands on the pages the tests read and write as the kernel.
  */
-#include <check.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -21,6 +20,7 @@
 
 #include "cmd.h"
 #include "../../providers/siw/siw.h"
+#include "unit.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
@@ -924,8 +924,6 @@ int main(void)
 {
 	Suite *s = suite_create("siw");
 	TCase *tc = tcase_create("queues");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, map_refuses_missing_queue);
@@ -946,9 +944,5 @@ int main(void)
 	tcase_add_test(tc, notify_arms_the_shared_control);
 	tcase_add_test(tc, reg_mr_carries_driver_data);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }
