@@ -6,7 +6,6 @@
  * providers: completion-channel references, errno conventions, imported
  * PDs, and the fork protection of memory regions.
  */
-#include <check.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +22,7 @@
 
 #include "cmd.h"
 #include "fork.h"
+#include "unit.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
@@ -214,13 +214,12 @@ static int answering_write(void *buf, size_t len)
 
 		memset(out, 0x11, hdr->out_words * 8);
 		memset(out + hdr->out_words * 8, 0x22, ex->provider_out_words * 8);
-	} else if (hdr->out_words) {
-		uint64_t response;
+	} else {
+		struct fake_cmd c = fake_cmd_parse(buf, len);
 
-		memcpy(&response, hdr + 1, sizeof(response));
-		memset((void *)(uintptr_t)response, 0x11, hdr->out_words * 4);
+		if (c.resp)
+			memset(c.resp, 0x11, c.resp_len);
 	}
-	(void)len;
 	return 0;
 }
 
@@ -362,11 +361,9 @@ END_TEST
 /* Two send requests, three SGEs, then the kernel's verdict on the second. */
 static int reject_second_wr(void *buf, size_t len)
 {
-	struct ib_uverbs_post_send *req = (void *)((char *)buf + sizeof(struct ib_uverbs_cmd_hdr));
-	struct ib_uverbs_post_send_resp *resp = (void *)(uintptr_t)req->response;
+	struct fake_cmd c = fake_cmd_parse(buf, len);
 
-	(void)len;
-	resp->bad_wr = 2;
+	((struct ib_uverbs_post_send_resp *)c.resp)->bad_wr = 2;
 	return EINVAL;
 }
 
@@ -790,16 +787,11 @@ END_TEST
 /* A kernel from before the ioctl interface, opening a context. */
 static int get_context_write(void *buf, size_t len)
 {
-	struct ib_uverbs_cmd_hdr *hdr = buf;
-	struct ib_uverbs_get_context_resp *resp;
-	uint64_t response;
+	struct fake_cmd c = fake_cmd_parse(buf, len);
 
-	(void)len;
-	ck_assert_uint_eq(hdr->command, IB_USER_VERBS_CMD_GET_CONTEXT);
-	memcpy(&response, hdr + 1, sizeof(response));
-	resp = (void *)(uintptr_t)response;
-	resp->async_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	resp->num_comp_vectors = 3;
+	ck_assert_uint_eq(c.number, IB_USER_VERBS_CMD_GET_CONTEXT);
+	fake_get_context(&c);
+	((struct ib_uverbs_get_context_resp *)c.resp)->num_comp_vectors = 3;
 	return 0;
 }
 
@@ -985,14 +977,10 @@ static struct verbs_context *provider_ctx(const struct verbs_ops *ops)
 /* A write() kernel making completion channels out of /dev/null. */
 static int comp_channel_write(void *buf, size_t len)
 {
-	struct ib_uverbs_cmd_hdr *hdr = buf;
-	struct ib_uverbs_create_comp_channel_resp *resp;
-	uint64_t response;
+	struct fake_cmd c = fake_cmd_parse(buf, len);
+	struct ib_uverbs_create_comp_channel_resp *resp = c.resp;
 
-	(void)len;
-	ck_assert_uint_eq(hdr->command, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL);
-	memcpy(&response, hdr + 1, sizeof(response));
-	resp = (void *)(uintptr_t)response;
+	ck_assert_uint_eq(c.number, IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL);
 	resp->fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	return 0;
 }
@@ -1494,8 +1482,6 @@ int main(void)
 	TCase *destroy = tcase_create("destroy"), *cq = tcase_create("completion channels");
 	TCase *conv = tcase_create("conventions"), *mr = tcase_create("memory regions");
 	TCase *datapath = tcase_create("datapath");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(enc, setup, NULL);
 	tcase_add_checked_fixture(fb, setup, NULL);
@@ -1550,9 +1536,5 @@ int main(void)
 	suite_add_tcase(s, conv);
 	suite_add_tcase(s, mr);
 	suite_add_tcase(s, datapath);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

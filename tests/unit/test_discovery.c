@@ -4,7 +4,6 @@
  * matching, device lifetimes across rescans, and the argument checks of
  * the verbs that come before any kernel command.
  */
-#include <check.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "unit.h"
 
 static char root[64], dev_dir[96];
 
@@ -586,8 +586,7 @@ int main(void)
 	char env[128];
 	Suite *s = suite_create("discovery");
 	TCase *list = tcase_create("list"), *verbs = tcase_create("verbs");
-	SRunner *sr;
-	int failed;
+	int status;
 
 	snprintf(root, sizeof(root), "/tmp/ov-disc-XXXXXX");
 	if (!mkdtemp(root))
@@ -619,12 +618,9 @@ int main(void)
 	tcase_add_test(verbs, busy_channel_and_bad_rereg);
 	suite_add_tcase(s, list);
 	suite_add_tcase(s, verbs);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = unit_run(s, CK_FORK_GETENV);
 	snprintf(env, sizeof(env), "rm -rf '%s'", root);
 	if (system(env) != 0)
-		failed++;
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+		status = EXIT_FAILURE;
+	return status;
 }

@@ -5,7 +5,6 @@
  * fails on demand; the public API is checked on real memory, reading the
  * kernel's verdict ("dc" in VmFlags) from /proc/self/smaps.
  */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "fork.h"
+#include "unit.h"
 
 /* ck_assert reports every passing check to the parent process; the model
  * checks run millions of times, so they speak up only on failure. */
@@ -814,8 +814,6 @@ int main(void)
 	Suite *s = suite_create("fork");
 	TCase *tc_tree = tcase_create("tree");
 	TCase *tc_api = tcase_create("api");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc_tree, setup, teardown);
 	tcase_set_timeout(tc_tree, 60);
@@ -849,12 +847,7 @@ int main(void)
 	suite_add_tcase(s, tc_api);
 
 	kernel_copies_on_fork = verbs_fork_kernel_copies_on_fork;
-	sr = srunner_create(s);
 	/* The api tests change process-wide state that cannot be reset (fork
 	 * safety, once on, stays on): each must run in a fresh child. */
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK);
 }

@@ -5,13 +5,13 @@
  * libibverbs 44 through a probe (5000 random inputs per function, every
  * field compared with ours).
  */
-#include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "marshall.h"
+#include "unit.h"
 
 #define ROUNDS 1000
 #define FILLER 0xa5
@@ -164,17 +164,11 @@ int main(void)
 {
 	Suite *s = suite_create("kern_abi");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, ah_attr_from_kern);
 	tcase_add_test(tc, qp_attr_from_kern);
 	tcase_add_test(tc, path_rec_from_kern);
 	tcase_add_test(tc, path_rec_to_kern);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

@@ -2,7 +2,6 @@
 /* RDMA netlink replies, built here the way the kernel sends them, fed to
  * the discovery parser; and the request/answer loop, against the host's
  * rtnetlink, which every kernel has (RDMA netlink it may not). */
-#include <check.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "netlink.h"
+#include "unit.h"
 
 static struct nl_msg *reply(int cmd)
 {
@@ -345,8 +345,6 @@ int main(void)
 {
 	Suite *s = suite_create("netlink");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, device_entry);
 	tcase_add_test(tc, device_without_index_or_name_is_rejected);
@@ -368,9 +366,5 @@ int main(void)
 	tcase_add_test(tc, exchange_socket_failure_is_a_positive_errno);
 	tcase_add_test(tc, exchange_answer_larger_than_the_buffer_is_emsgsize);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

@@ -4,11 +4,11 @@
  * returns, read through a probe for every rate code in [-260, 300] and
  * for the inverse functions at every input in [-1000, 2000000].
  */
-#include <check.h>
 #include <limits.h>
 #include <stdlib.h>
 
 #include "internal.h"
+#include "unit.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -110,16 +110,10 @@ int main(void)
 {
 	Suite *s = suite_create("rate");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, enumerators_match_upstream);
 	tcase_add_test(tc, rate_to_mult_and_mbps);
 	tcase_add_test(tc, inverse_maps_only_exact_values);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

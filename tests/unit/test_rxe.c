@@ -3,48 +3,34 @@
  * The rxe provider against a fake kernel driver: the commands it sends,
  * and the exact contents of the rings it shares with the kernel.
  *
- * The fake kernel answers write() commands the way rdma_rxe does (queue
- * geometry, mmap information in the driver response, rings moved with
- * their pending entries on resize) and keeps its rings in a memfd, which
- * is also the context's command fd, so the provider's mmap() of a ring
- * lands on the same pages the tests read and write as the kernel.
+ * The shared fake kernel (unit.h) answers rxe's own commands the way
+ * rdma_rxe does: queue geometry, mmap information in the driver response,
+ * rings moved with their pending entries on resize.
  */
-#include <check.h>
 #include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "../../providers/rxe/rxe.h"
+#include "unit.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
 
-enum { KMEM_SIZE = 8 << 20, PAGE = 4096 };
+enum { KMEM_SIZE = 8 << 20, PAGE = FAKE_PAGE };
 
-static int kfd;			/* memfd: rings, and the command fd */
-static uint8_t *kmem;		/* the kernel's view of it */
-static size_t knext;		/* next free page */
-
-static int ncmds[64];		/* commands seen, by number */
-static uint32_t handles = 1;	/* the next object's */
 static int doorbells;		/* post_send with no work request */
-static int fail_cmd = -1;	/* this command fails with EINVAL */
 static uint32_t next_ah_num;	/* what CREATE_AH returns */
 static bool bad_geometry;	/* rings announce more slots than they have */
 static bool unmappable_move;	/* moved rings are announced too small to map */
-/* Called as each command arrives, before it is carried out. */
-static void (*during_cmd)(uint32_t number);
 
-enum { MAX_HANDLES = 64 };
 /* The ring the kernel uses for each CQ and SRQ, by handle. */
-static struct rxe_queue_buf *kqueue[MAX_HANDLES];
+static struct rxe_queue_buf *kqueue[FAKE_MAX_HANDLES];
 
 /* A resize under test: while its command runs, the ring end that moves
  * must be unlocked (no thread spins through a system call), and a thread
@@ -80,14 +66,11 @@ static struct kring kring_new(uint32_t num_elem, size_t elem_size)
 	struct kring r;
 
 	r.slots = pow2_above(num_elem + 1);
-	r.mi.offset = knext;
 	r.mi.size = (sizeof(struct rxe_queue_buf) + (size_t)r.slots * esz + PAGE - 1) &
 		    ~(size_t)(PAGE - 1);
+	r.mi.offset = fake_kernel_alloc(r.mi.size);
 	r.mi.pad = 0;
-	ck_assert_uint_le(knext + r.mi.size, KMEM_SIZE);
-	knext += r.mi.size;
-	r.buf = (struct rxe_queue_buf *)(kmem + r.mi.offset);
-	memset(r.buf, 0, r.mi.size);
+	r.buf = (struct rxe_queue_buf *)(fake_kernel.mem + r.mi.offset);
 	r.buf->log2_elem_size = __builtin_ctz(esz);
 	r.buf->index_mask = bad_geometry ? (1u << 20) - 1 : r.slots - 1;
 	return r;
@@ -112,50 +95,26 @@ static void kring_move(struct rxe_queue_buf **cur, const struct kring *to)
 	*cur = to->buf;
 }
 
-static uint32_t new_handle(void)
-{
-	ck_assert_uint_lt(handles, MAX_HANDLES);
-	return handles++;
-}
-
 static uint32_t recv_wqe_size(uint32_t sges)
 {
 	return sizeof(struct rxe_recv_wqe) + sges * sizeof(struct rxe_sge);
 }
 
-/* Where a legacy command wants its response, and the driver's part. */
-struct cmd {
-	uint32_t number;
-	void *req;		/* after the header */
-	size_t req_len;
-	void *resp;		/* core response, then the driver's */
-};
-
-static void *drv_in(const struct cmd *c, size_t core_len)
+static void *drv_in(const struct fake_cmd *c, size_t core_len)
 {
 	return (uint8_t *)c->req + core_len;
 }
 
-static void kernel_cmd(struct cmd *c)
+static int rxe_kernel_cmd(const struct fake_cmd *c)
 {
 	switch (c->number) {
-	case IB_USER_VERBS_CMD_GET_CONTEXT: {
-		struct ib_uverbs_get_context_resp *r = c->resp;
-
-		r->async_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		r->num_comp_vectors = 1;
-		break;
-	}
-	case IB_USER_VERBS_CMD_ALLOC_PD:
-		((struct ib_uverbs_alloc_pd_resp *)c->resp)->pd_handle = new_handle();
-		break;
 	case IB_USER_VERBS_CMD_CREATE_CQ: {
 		struct ib_uverbs_create_cq *req = c->req;
 		struct ib_uverbs_create_cq_resp *r = c->resp;
 		struct rxe_create_cq_resp *d = (void *)(r + 1);
 		struct kring k = kring_new(req->cqe, sizeof(struct ib_uverbs_wc) + 32);
 
-		r->cq_handle = new_handle();
+		r->cq_handle = fake_kernel_handle();
 		r->cqe = k.slots - 1;
 		d->mi = k.mi;
 		kqueue[r->cq_handle] = k.buf;
@@ -184,7 +143,7 @@ static void kernel_cmd(struct cmd *c)
 		if (room < req->max_inline_data)
 			room = req->max_inline_data;
 		sq = kring_new(req->max_send_wr, sizeof(struct rxe_send_wqe) + room);
-		r->qp_handle = new_handle();
+		r->qp_handle = fake_kernel_handle();
 		r->qpn = 0x11 + r->qp_handle;
 		r->max_send_wr = sq.slots - 1;
 		r->max_send_sge = room / sizeof(struct rxe_sge);
@@ -204,7 +163,7 @@ static void kernel_cmd(struct cmd *c)
 		struct rxe_create_srq_resp *d = (void *)(r + 1);
 		struct kring k = kring_new(req->max_wr, recv_wqe_size(req->max_sge));
 
-		r->srq_handle = new_handle();
+		r->srq_handle = fake_kernel_handle();
 		r->max_wr = k.slots - 1;
 		r->max_sge = req->max_sge;
 		d->mi = k.mi;
@@ -232,7 +191,7 @@ static void kernel_cmd(struct cmd *c)
 		struct ib_uverbs_create_ah_resp *r = c->resp;
 		struct rxe_create_ah_resp *d = (void *)(r + 1);
 
-		r->ah_handle = new_handle();
+		r->ah_handle = fake_kernel_handle();
 		d->ah_num = next_ah_num;
 		break;
 	}
@@ -247,63 +206,18 @@ static void kernel_cmd(struct cmd *c)
 	default:
 		break;
 	}
+	return 0;
 }
 
-/* Legacy commands this file uses, with or without a response. */
-static bool has_response(uint32_t number)
-{
-	switch (number) {
-	case IB_USER_VERBS_CMD_MODIFY_QP:
-	case IB_USER_VERBS_CMD_MODIFY_SRQ:
-	case IB_USER_VERBS_CMD_DESTROY_AH:
-	case IB_USER_VERBS_CMD_DEALLOC_PD:
-	case IB_USER_VERBS_CMD_REQ_NOTIFY_CQ:
-		return false;
-	default:
-		return true;
-	}
-}
-
-static ssize_t fake_write(int fd, const void *buf, size_t len)
-{
-	const struct ib_uverbs_cmd_hdr *hdr = buf;
-	struct cmd c = {
-		.number = hdr->command,
-		.req = (uint8_t *)buf + sizeof(*hdr),
-		.req_len = len - sizeof(*hdr),
-	};
-
-	ck_assert_int_eq(fd, kfd);
-	ck_assert(!(hdr->command & IB_USER_VERBS_CMD_FLAG_EXTENDED));
-	ck_assert_uint_lt(hdr->command, 64);
-	ck_assert_uint_eq(hdr->in_words * 4, len);
-	ncmds[hdr->command]++;
-	if (during_cmd)
-		during_cmd(hdr->command);
-	if ((int)hdr->command == fail_cmd) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (has_response(c.number)) {
-		c.resp = (void *)(uintptr_t)*(uint64_t *)c.req;
-		memset(c.resp, 0, hdr->out_words * 4);
-	}
-	kernel_cmd(&c);
-	return len;
-}
-
-static int fake_ioctl(int fd, unsigned long request, void *arg)
-{
-	(void)fd, (void)request, (void)arg;
-	ck_abort_msg("ioctl in write mode");
-	return -1;
-}
+static const struct fake_driver rxe_kernel = {
+	.provider = "rxe",
+	.mem_size = KMEM_SIZE,
+	.cmd = rxe_kernel_cmd,
+};
 
 /* ------------------------------------------------------------------ */
 /* Fixture: an rxe context over the fake kernel, a PD and a CQ.       */
 
-static struct verbs_device dev;
-static const struct verbs_provider *prov;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -315,35 +229,15 @@ static void setup(void)
 		.driver_id = RDMA_DRIVER_RXE,
 		.abi_version = RXE_ABI_VERSION,
 	};
-	struct verbs_context *vctx;
 
-	setenv("OPENVERBS_CMD_MODE", "write", 1);
-	verbs_sys.write = fake_write;
-	verbs_sys.ioctl = fake_ioctl;
-	memset(ncmds, 0, sizeof(ncmds));
+	fake_kernel_start(&rxe_kernel);
 	doorbells = 0;
-	fail_cmd = -1;
 	next_ah_num = 5;
 	bad_geometry = false;
 	unmappable_move = false;
-	during_cmd = NULL;
-	handles = 1;
 	memset(kqueue, 0, sizeof(kqueue));
 	memset(&move, 0, sizeof(move));
-	kfd = memfd_create("fake-rxe", MFD_CLOEXEC);
-	ck_assert_int_ge(kfd, 0);
-	ck_assert_int_eq(ftruncate(kfd, KMEM_SIZE), 0);
-	kmem = mmap(NULL, KMEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, kfd, 0);
-	ck_assert(kmem != MAP_FAILED);
-	knext = PAGE;
-
-	prov = verbs_match_provider(&fd);
-	ck_assert_ptr_nonnull(prov);
-	ck_assert_str_eq(prov->name, "rxe");
-	dev.driver_id = RDMA_DRIVER_RXE;
-	vctx = prov->alloc_context(&dev, kfd);
-	ck_assert_ptr_nonnull(vctx);
-	ctx = &vctx->context;
+	ctx = fake_kernel_open(&fd);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
 	cq = ibv_create_cq(ctx, 10, NULL, NULL, 0);
@@ -354,9 +248,7 @@ static void teardown(void)
 {
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
-	prov->free_context(ctx);
-	munmap(kmem, KMEM_SIZE);
-	close(kfd);
+	fake_kernel_close(ctx);
 }
 
 static struct ibv_qp *new_qp(enum ibv_qp_type type, struct ibv_srq *srq, uint64_t send_ops)
@@ -432,16 +324,16 @@ START_TEST(ring_map_checks)
 	struct rxe_ring r = {};
 
 	k.mi.size = sizeof(struct rxe_queue_buf);
-	ck_assert_int_eq(rxe_ring_map(&r, kfd, &k.mi), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), EPROTO);
 	k.mi.size = PAGE;
 	k.buf->index_mask = 5;
-	ck_assert_int_eq(rxe_ring_map(&r, kfd, &k.mi), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), EPROTO);
 	k.buf->index_mask = 3;
 	k.buf->log2_elem_size = 12;
-	ck_assert_int_eq(rxe_ring_map(&r, kfd, &k.mi), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), EPROTO);
 	ck_assert_ptr_null(r.buf);
 	k.buf->log2_elem_size = 6;
-	ck_assert_int_eq(rxe_ring_map(&r, kfd, &k.mi), 0);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), 0);
 	ck_assert_uint_eq(r.mask, 3);
 	ck_assert_uint_eq(r.log2_elem, 6);
 	rxe_ring_unmap(&r);
@@ -456,7 +348,7 @@ START_TEST(cq_geometry)
 	/* 10 entries need 16 slots, of which 15 are usable. */
 	ck_assert_int_eq(cq->cqe, 15);
 	ck_assert_uint_eq(rcq->ring.mask, 15);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 1);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 1);
 }
 END_TEST
 
@@ -600,7 +492,7 @@ START_TEST(cq_ex_unsupported)
 	ck_assert_ptr_null(ibv_create_cq_ex(ctx, &attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
 	/* refused before reaching the kernel */
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 1);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 1);
 }
 END_TEST
 
@@ -621,7 +513,7 @@ START_TEST(cq_ex_hints)
 	cqx = ibv_create_cq_ex(ctx, &attr);
 	ck_assert_ptr_nonnull(cqx);
 	ck_assert_int_eq(ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 3);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_CREATE_CQ], 3);
 }
 END_TEST
 
@@ -646,7 +538,7 @@ START_TEST(resize_cq_remaps)
 	ck_assert_uint_eq(wc[0].wr_id, 8);
 	ck_assert_uint_eq(new->consumer_index, 1);
 
-	fail_cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
+	fake_kernel.fail_cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
 	ck_assert_int_eq(ibv_resize_cq(cq, 100), EINVAL);
 	ck_assert_ptr_eq(to_rcq(cq)->ring.buf, new);
 }
@@ -679,7 +571,7 @@ START_TEST(resize_cq_while_polled)
 	move.cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
 	move.lock = &to_rcq(cq)->lock;
 	move.user = poll_while_moving;
-	during_cmd = during_move;
+	fake_kernel.during_cmd = during_move;
 	ck_assert_int_eq(ibv_resize_cq(cq, 40), 0);
 	ck_assert_int_eq(pthread_join(move.thread, NULL), 0);
 	ck_assert_int_eq(moving_polled, 3);
@@ -709,10 +601,10 @@ START_TEST(resize_cq_unmappable)
 	ck_assert_int_eq(ibv_resize_cq(c, 20), EPROTO);
 	ck_assert_int_lt(ibv_poll_cq(c, 4, wc), 0);
 	ck_assert_int_eq(ibv_start_poll(cqx, &pa), EIO);
-	fail_cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
+	fake_kernel.fail_cmd = IB_USER_VERBS_CMD_RESIZE_CQ;
 	ck_assert_int_eq(ibv_resize_cq(c, 20), EINVAL);
 	ck_assert_int_lt(ibv_poll_cq(c, 4, wc), 0);
-	fail_cmd = -1;
+	fake_kernel.fail_cmd = -1;
 
 	k.wr_id = 2;
 	kernel_complete(c, &k);
@@ -732,7 +624,7 @@ START_TEST(create_cq_bad_ring)
 	ck_assert_ptr_null(ibv_create_cq(ctx, 10, NULL, NULL, 0));
 	ck_assert_int_eq(errno, EPROTO);
 	/* the kernel object did not leak */
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_DESTROY_CQ], 1);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_DESTROY_CQ], 1);
 }
 END_TEST
 
@@ -939,20 +831,20 @@ START_TEST(post_send_doorbell_refused)
 	struct ibv_send_wr *bad = &list[2];
 
 	set_state(qp, IBV_QPS_RTS);
-	fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
+	fake_kernel.fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
 	list[1].next = NULL;
 	ck_assert_int_eq(ibv_post_send(qp, list, &bad), EINVAL);
 	ck_assert_ptr_null(bad);
 	ck_assert_uint_eq(sq_of(qp)->producer_index, 2);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_POST_SEND], 1);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_POST_SEND], 1);
 
 	/* with a refused request as well, bad_wr still names that one */
 	list[1].next = &list[2];
 	ck_assert_int_eq(ibv_post_send(qp, list, &bad), EINVAL);
 	ck_assert_ptr_eq(bad, &list[2]);
 	ck_assert_uint_eq(sq_of(qp)->producer_index, 4);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_POST_SEND], 2);
-	fail_cmd = -1;
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_POST_SEND], 2);
+	fake_kernel.fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
 END_TEST
@@ -1016,7 +908,7 @@ START_TEST(ud_send)
 	next_ah_num = 0;
 	ck_assert_ptr_null(ibv_create_ah(pd, &aa));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_DESTROY_AH], 2);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_DESTROY_AH], 2);
 }
 END_TEST
 
@@ -1150,7 +1042,7 @@ START_TEST(wr_doorbell_refused)
 	struct ibv_mw_bind bind = { .wr_id = 9 };
 
 	set_state(qp, IBV_QPS_RTS);
-	fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
+	fake_kernel.fail_cmd = IB_USER_VERBS_CMD_POST_SEND;
 	ibv_wr_start(qx);
 	ibv_wr_send(qx);
 	ibv_wr_send(qx);
@@ -1160,7 +1052,7 @@ START_TEST(wr_doorbell_refused)
 	ck_assert_uint_eq(sq_of(qp)->producer_index, 3);
 	ck_assert_uint_eq(mw.rkey, 0x1201);
 	ck_assert_uint_eq(sq_wqe(qp, 2)->wr.wr.mw.rkey, 0x1201);
-	fail_cmd = -1;
+	fake_kernel.fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
 END_TEST
@@ -1179,13 +1071,13 @@ START_TEST(create_qp_refusals)
 	attr.qp_type = IBV_QPT_RAW_PACKET;
 	ck_assert_ptr_null(ibv_create_qp_ex(ctx, &attr));
 	ck_assert_int_eq(errno, EOPNOTSUPP);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_CREATE_QP], 0);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_CREATE_QP], 0);
 	/* a ring that cannot be mapped undoes the kernel QP */
 	bad_geometry = true;
 	attr.qp_type = IBV_QPT_RC;
 	ck_assert_ptr_null(ibv_create_qp_ex(ctx, &attr));
 	ck_assert_int_eq(errno, EPROTO);
-	ck_assert_uint_eq(ncmds[IB_USER_VERBS_CMD_DESTROY_QP], 1);
+	ck_assert_uint_eq(fake_kernel.ncmds[IB_USER_VERBS_CMD_DESTROY_QP], 1);
 }
 END_TEST
 
@@ -1264,11 +1156,11 @@ START_TEST(post_by_state)
 	ck_assert_uint_eq(sq_of(qp)->producer_index, sends);
 	ck_assert_int_eq(doorbells, sends);
 	/* a failed transition leaves the state as it was */
-	fail_cmd = IB_USER_VERBS_CMD_MODIFY_QP;
+	fake_kernel.fail_cmd = IB_USER_VERBS_CMD_MODIFY_QP;
 	ck_assert_int_eq(ibv_modify_qp(qp, &(struct ibv_qp_attr){ .qp_state = IBV_QPS_INIT },
 				       IBV_QP_STATE), EINVAL);
 	ck_assert_int_eq(ibv_post_recv(qp, &rwr, &rbad), EINVAL);
-	fail_cmd = -1;
+	fake_kernel.fail_cmd = -1;
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 }
 END_TEST
@@ -1352,10 +1244,10 @@ START_TEST(modify_srq_while_posted)
 	move.cmd = IB_USER_VERBS_CMD_MODIFY_SRQ;
 	move.lock = &to_rsrq(moving_srq)->rq.lock;
 	move.user = post_while_moving;
-	during_cmd = during_move;
+	fake_kernel.during_cmd = during_move;
 	ck_assert_int_eq(ibv_modify_srq(moving_srq, &attr, IBV_SRQ_MAX_WR), 0);
 	ck_assert_int_eq(pthread_join(move.thread, NULL), 0);
-	during_cmd = NULL;
+	fake_kernel.during_cmd = NULL;
 	ck_assert_int_eq(moving_post_ret, 0);
 	ck_assert_uint_eq(to_rsrq(moving_srq)->rq.ring.mask, 31);
 	ck_assert_uint_eq(kqueue[moving_srq->handle]->producer_index, 3);
@@ -1434,11 +1326,5 @@ static Suite *rxe_suite(void)
 
 int main(void)
 {
-	SRunner *r = srunner_create(rxe_suite());
-	int failed;
-
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(rxe_suite(), CK_FORK_GETENV);
 }

@@ -3,34 +3,26 @@
  * The siw provider against a fake kernel driver: the commands it sends,
  * and the exact contents of the queues it shares with the kernel.
  *
- * The fake kernel answers write() commands the way siw does (element
- * counts and mmap keys in the driver response) and keeps its queues in a
- * memfd, which is also the context's command fd, so the provider's mmap()
- * of a queue lands on the pages the tests read and write as the kernel.
+ * The shared fake kernel (unit.h) answers siw's own commands the way siw
+ * does: element counts and mmap keys in the driver response.
  */
-#include <check.h>
 #include <errno.h>
 #include <stdbool.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "../../providers/siw/siw.h"
+#include "unit.h"
 
 /* ------------------------------------------------------------------ */
 /* The fake kernel                                                     */
 
-enum { KMEM_SIZE = 4 << 20, PAGE = 4096, NUM = 8 };
+enum { KMEM_SIZE = 4 << 20, PAGE = FAKE_PAGE, NUM = 8 };
 
-static int kfd;
-static uint8_t *kmem;
-static size_t knext;
-static uint32_t handles;
 static size_t reg_mr_in, reg_mr_out;	/* driver data lengths seen */
 
 /*
@@ -50,7 +42,7 @@ enum kernel_sq {
 			 * while the transmit in progress pulls one more */
 };
 static enum kernel_sq ksq_state;
-static uint64_t ksq_key;	/* the last QP's send queue in kmem */
+static uint64_t ksq_key;	/* the last QP's send queue in kernel memory */
 static uint32_t ksq_get;	/* the kernel's position in it */
 static uint64_t ktaken[4 * NUM];	/* wr_ids the kernel took, in order */
 static int nktaken;
@@ -65,20 +57,9 @@ static sem_t held, release;
 static _Atomic bool in_modify;
 static _Atomic int doorbells_in_modify;
 
-/* A queue of n elements, page-aligned in the memfd: its mmap key. */
-static uint64_t kqueue(size_t bytes)
-{
-	uint64_t key = knext;
-
-	knext += (bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
-	ck_assert_uint_le(knext, KMEM_SIZE);
-	memset(kmem + key, 0, bytes);
-	return key;
-}
-
 static struct siw_sqe *ksqe(uint32_t i)
 {
-	return &((struct siw_sqe *)(kmem + ksq_key))[i % NUM];
+	return &((struct siw_sqe *)(fake_kernel.mem + ksq_key))[i % NUM];
 }
 
 /* Takes the element at the kernel's position if it is VALID. */
@@ -140,32 +121,17 @@ static int kernel_doorbell(void)
 	return ENOTCONN;
 }
 
-static ssize_t fake_write(int fd, const void *buf, size_t len)
+static int siw_kernel_cmd(const struct fake_cmd *c)
 {
-	const struct ib_uverbs_cmd_hdr *hdr = buf;
-	void *req = (uint8_t *)buf + sizeof(*hdr);
-	void *resp = (void *)(uintptr_t)*(uint64_t *)req;
+	void *req = c->req, *resp = c->resp;
 
-	ck_assert_int_eq(fd, kfd);
-	switch (hdr->command) {
-	case IB_USER_VERBS_CMD_GET_CONTEXT: {
-		struct ib_uverbs_get_context_resp *r = resp;
-
-		/* siw insists on room for its response */
-		ck_assert_uint_ge(hdr->out_words * 4, sizeof(*r) + sizeof(struct siw_uresp_alloc_ctx));
-		r->async_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		r->num_comp_vectors = 1;
-		break;
-	}
-	case IB_USER_VERBS_CMD_ALLOC_PD:
-		((struct ib_uverbs_alloc_pd_resp *)resp)->pd_handle = handles++;
-		break;
+	switch (c->number) {
 	case IB_USER_VERBS_CMD_REG_MR: {
 		struct ib_uverbs_reg_mr_resp *r = resp;
 
-		reg_mr_in = len - sizeof(*hdr) - sizeof(struct ib_uverbs_reg_mr);
-		reg_mr_out = hdr->out_words * 4 - sizeof(*r);
-		r->mr_handle = handles++;
+		reg_mr_in = c->req_len - sizeof(struct ib_uverbs_reg_mr);
+		reg_mr_out = c->resp_len - sizeof(*r);
+		r->mr_handle = fake_kernel_handle();
 		r->lkey = r->rkey = 0x4200;
 		break;
 	}
@@ -173,10 +139,10 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 		struct ib_uverbs_create_cq_resp *r = resp;
 		struct siw_uresp_create_cq *d = (void *)(r + 1);
 
-		r->cq_handle = handles++;
+		r->cq_handle = fake_kernel_handle();
 		r->cqe = NUM;
 		d->num_cqe = NUM;
-		d->cq_key = kqueue(NUM * sizeof(struct siw_cqe) + sizeof(struct siw_cq_ctrl));
+		d->cq_key = fake_kernel_alloc(NUM * sizeof(struct siw_cqe) + sizeof(struct siw_cq_ctrl));
 		break;
 	}
 	case IB_USER_VERBS_CMD_CREATE_QP: {
@@ -184,20 +150,20 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 		struct ib_uverbs_create_qp_resp *r = resp;
 		struct siw_uresp_create_qp *d = (void *)(r + 1);
 
-		r->qp_handle = handles++;
+		r->qp_handle = fake_kernel_handle();
 		r->qpn = 0x40 + r->qp_handle;
 		r->max_send_wr = NUM;
 		r->max_send_sge = SIW_MAX_SGE;
 		r->max_inline_data = SIW_MAX_INLINE;
 		d->num_sqe = NUM;
-		d->sq_key = ksq_key = kqueue(NUM * sizeof(struct siw_sqe));
+		d->sq_key = ksq_key = fake_kernel_alloc(NUM * sizeof(struct siw_sqe));
 		ksq_get = 0;
 		d->rq_key = SIW_INVAL_UOBJ_KEY;
 		if (!q->is_srq) {
 			r->max_recv_wr = NUM;
 			r->max_recv_sge = SIW_MAX_SGE;
 			d->num_rqe = NUM;
-			d->rq_key = kqueue(NUM * sizeof(struct siw_rqe));
+			d->rq_key = fake_kernel_alloc(NUM * sizeof(struct siw_rqe));
 		}
 		break;
 	}
@@ -205,51 +171,42 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 		struct ib_uverbs_create_srq_resp *r = resp;
 		struct siw_uresp_create_srq *d = (void *)(r + 1);
 
-		r->srq_handle = handles++;
+		r->srq_handle = fake_kernel_handle();
 		r->max_wr = NUM;
 		r->max_sge = SIW_MAX_SGE;
 		d->num_rqe = NUM;
-		d->srq_key = kqueue(NUM * sizeof(struct siw_rqe));
+		d->srq_key = fake_kernel_alloc(NUM * sizeof(struct siw_rqe));
 		break;
 	}
 	case IB_USER_VERBS_CMD_MODIFY_QP:
 	case IB_USER_VERBS_CMD_MODIFY_SRQ:
-		if (hdr->command == hold_cmd) {
+		if (c->number == hold_cmd) {
 			in_modify = true;
 			sem_post(&held);
 			sem_wait(&release);
 			in_modify = false;
 		}
 		break;
-	case IB_USER_VERBS_CMD_POST_SEND: {
-		int err;
-
+	case IB_USER_VERBS_CMD_POST_SEND:
 		ck_assert_uint_eq(((struct ib_uverbs_post_send *)req)->wr_count, 0);
-		err = kernel_doorbell();
-		if (err) {
-			errno = err;
-			return -1;
-		}
-		break;
-	}
+		return kernel_doorbell();
 	default:
 		break;
 	}
-	return len;
+	return 0;
 }
 
-static int fake_ioctl(int fd, unsigned long request, void *arg)
-{
-	(void)fd, (void)request, (void)arg;
-	ck_abort_msg("ioctl in write mode");
-	return -1;
-}
+static const struct fake_driver siw_kernel = {
+	.provider = "siw",
+	.mem_size = KMEM_SIZE,
+	/* siw insists on room for its response */
+	.context_resp_len = sizeof(struct siw_uresp_alloc_ctx),
+	.cmd = siw_kernel_cmd,
+};
 
 /* ------------------------------------------------------------------ */
 /* Fixture: a siw context, a PD, a CQ and a QP over the fake kernel     */
 
-static struct verbs_device dev;
-static const struct verbs_provider *prov;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -295,12 +252,8 @@ static void setup(void)
 		.driver_id = RDMA_DRIVER_SIW,
 		.abi_version = SIW_ABI_VERSION,
 	};
-	struct verbs_context *vctx;
 
-	setenv("OPENVERBS_CMD_MODE", "write", 1);
-	verbs_sys.write = fake_write;
-	verbs_sys.ioctl = fake_ioctl;
-	handles = 1;
+	fake_kernel_start(&siw_kernel);
 	doorbells = 0;
 	ksq_state = K_RTS_BUSY;
 	nktaken = kflushed = refused_with_sqes = 0;
@@ -308,20 +261,7 @@ static void setup(void)
 	doorbells_in_modify = 0;
 	ck_assert_int_eq(sem_init(&held, 0, 0), 0);
 	ck_assert_int_eq(sem_init(&release, 0, 0), 0);
-	kfd = memfd_create("fake-siw", MFD_CLOEXEC);
-	ck_assert_int_ge(kfd, 0);
-	ck_assert_int_eq(ftruncate(kfd, KMEM_SIZE), 0);
-	kmem = mmap(NULL, KMEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, kfd, 0);
-	ck_assert(kmem != MAP_FAILED);
-	knext = PAGE;
-
-	prov = verbs_match_provider(&fd);
-	ck_assert_ptr_nonnull(prov);
-	ck_assert_str_eq(prov->name, "siw");
-	dev.driver_id = RDMA_DRIVER_SIW;
-	vctx = prov->alloc_context(&dev, kfd);
-	ck_assert_ptr_nonnull(vctx);
-	ctx = &vctx->context;
+	ctx = fake_kernel_open(&fd);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
 	cq = ibv_create_cq(ctx, NUM, NULL, NULL, 0);
@@ -336,9 +276,7 @@ static void teardown(void)
 	ck_assert_int_eq(ibv_destroy_qp(qp), 0);
 	ck_assert_int_eq(ibv_destroy_cq(cq), 0);
 	ck_assert_int_eq(ibv_dealloc_pd(pd), 0);
-	prov->free_context(ctx);
-	munmap(kmem, KMEM_SIZE);
-	close(kfd);
+	fake_kernel_close(ctx);
 }
 
 static struct siw_sqe *sqe(uint32_t i)
@@ -358,8 +296,8 @@ START_TEST(map_refuses_missing_queue)
 {
 	void *q = NULL;
 
-	ck_assert_int_eq(siw_map(kfd, SIW_INVAL_UOBJ_KEY, PAGE, &q), EPROTO);
-	ck_assert_int_eq(siw_map(kfd, PAGE, 0, &q), EPROTO);
+	ck_assert_int_eq(siw_map(fake_kernel.fd, SIW_INVAL_UOBJ_KEY, PAGE, &q), EPROTO);
+	ck_assert_int_eq(siw_map(fake_kernel.fd, PAGE, 0, &q), EPROTO);
 	ck_assert_ptr_null(q);
 }
 END_TEST
@@ -945,8 +883,6 @@ int main(void)
 {
 	Suite *s = suite_create("siw");
 	TCase *tc = tcase_create("queues");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, map_refuses_missing_queue);
@@ -968,9 +904,5 @@ int main(void)
 	tcase_add_test(tc, notify_arms_the_shared_control);
 	tcase_add_test(tc, reg_mr_carries_driver_data);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

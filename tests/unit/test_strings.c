@@ -4,12 +4,12 @@
  * numbers were read from upstream libibverbs 44 by calling it through a
  * probe for every input in [-260, 300] and at the int extremes.
  */
-#include <check.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "unit.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -148,15 +148,9 @@ int main(void)
 {
 	Suite *s = suite_create("strings");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_loop_test(tc, every_value_named_as_upstream, 0, N_ELEMS(tables));
 	tcase_add_loop_test(tc, out_of_range_is_unknown, 0, N_ELEMS(tables));
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return unit_run(s, CK_FORK_GETENV);
 }

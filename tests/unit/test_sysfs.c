@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* sysfs location (SYSFS_PATH) and attribute reading, on a fake tree. */
-#include <check.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "unit.h"
 
 static char root[256];
 
@@ -98,8 +98,7 @@ int main(void)
 	char env[PATH_MAX + 8], mk[PATH_MAX + 64];
 	Suite *s = suite_create("sysfs");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	int status;
 
 	snprintf(root, sizeof(root), "/tmp/ov-sysfs-XXXXXX");
 	if (!mkdtemp(root))
@@ -120,12 +119,9 @@ int main(void)
 	tcase_add_test(tc, missing_attribute_is_enoent);
 	tcase_add_test(tc, overlong_path_is_enametoolong);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = unit_run(s, CK_FORK_GETENV);
 	snprintf(mk, sizeof(mk), "rm -rf '%s'", root);
 	if (system(mk) != 0)
-		failed++;
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+		status = EXIT_FAILURE;
+	return status;
 }

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the unit test programs share: the runner every main() ends in, and
+ * a fake kernel driver for the provider tests.
+ */
+#ifndef OPENVERBS_TESTS_UNIT_H
+#define OPENVERBS_TESTS_UNIT_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmd.h"
+
+/* Runs every test of s and frees it: the exit status for main().  fork is
+ * CK_FORK_GETENV unless the suite needs one of its own (CK_FORK when
+ * tests change process-wide state that cannot be reset). */
+int unit_run(Suite *s, enum fork_status fork);
+
+/*
+ * A fake kernel driver behind verbs_sys, answering legacy write()
+ * commands.  Its memory is a memfd that is also the context's command fd,
+ * so a provider's mmap() of a queue the kernel announced lands on the
+ * pages the test reads and writes as the kernel.
+ *
+ * The commands every driver answers alike (GET_CONTEXT, ALLOC_PD, the
+ * destroys) are answered here; the rest go to the driver's own hook.
+ */
+enum { FAKE_PAGE = 4096, FAKE_MAX_HANDLES = 64, FAKE_MAX_CMDS = 64 };
+
+/* One command as the kernel reads it. */
+struct fake_cmd {
+	uint32_t number;
+	void *req;		/* after the header */
+	size_t req_len;
+	void *resp;		/* core response, then the driver's; NULL if none */
+	size_t resp_len;
+};
+
+struct fake_driver {
+	const char *provider;		/* the one whose commands it answers */
+	size_t mem_size;
+	size_t context_resp_len;	/* driver response GET_CONTEXT must have room for */
+	/* The driver's own commands: 0, or the errno to fail the command with. */
+	int (*cmd)(const struct fake_cmd *c);
+};
+
+struct fake_kernel {
+	int fd;				/* the memfd, and the command fd */
+	uint8_t *mem;			/* the kernel's view of it */
+	size_t next;			/* next free page */
+	uint32_t handles;		/* the next object's */
+	int ncmds[FAKE_MAX_CMDS];	/* commands seen, by number */
+	int fail_cmd;			/* this command fails with EINVAL, or -1 */
+	/* Called as each command arrives, before it is carried out. */
+	void (*during_cmd)(uint32_t number);
+	const struct fake_driver *driver;
+};
+extern struct fake_kernel fake_kernel;
+
+/* A fresh kernel in write() mode; then a context of the provider that
+ * matches found, over it. */
+void fake_kernel_start(const struct fake_driver *driver);
+struct ibv_context *fake_kernel_open(const struct verbs_found_device *found);
+void fake_kernel_close(struct ibv_context *ctx);
+
+/* size bytes of kernel memory, page-aligned and zeroed: their offset. */
+uint64_t fake_kernel_alloc(size_t size);
+uint32_t fake_kernel_handle(void);
+
+/* A legacy command's parts, as the kernel finds them in buf. */
+struct fake_cmd fake_cmd_parse(const void *buf, size_t len);
+/* GET_CONTEXT as any kernel answers it: an async fd, one vector. */
+void fake_get_context(const struct fake_cmd *c);
+
+#endif
