@@ -1317,28 +1317,6 @@ END_TEST
 
 static long page;
 
-/* The kernel's word: is the mapping holding addr kept out of fork()
- * children ("dc" in its VmFlags)? */
-static bool dontfork(const void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "re");
-	uintptr_t lo, hi, a = (uintptr_t)addr;
-	bool inside = false, dc = false;
-	char line[1024];
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
-			inside = lo <= a && a < hi;
-		else if (inside && !strncmp(line, "VmFlags:", 8)) {
-			dc = strstr(line, " dc") != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return dc;
-}
-
 static bool kernel_needs_dontfork(void)
 {
 	return false;
@@ -1386,9 +1364,9 @@ START_TEST(rereg_to_pinned_counts_the_pages)
 	ck_assert_int_eq(ibv_rereg_mr(odp, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				      IBV_ACCESS_LOCAL_WRITE), 0);
 	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
-	ck_assert(dontfork(p));
+	ck_assert(unit_dontfork(p));
 	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
-	ck_assert(!dontfork(p));
+	ck_assert(!unit_dontfork(p));
 	free_ctx(ctx);
 }
 END_TEST
@@ -1402,14 +1380,14 @@ START_TEST(rereg_to_on_demand_releases_the_pages)
 	struct ibv_mr *mr = ibv_reg_mr(&pd, p, page, IBV_ACCESS_LOCAL_WRITE);
 
 	ck_assert_ptr_nonnull(mr);
-	ck_assert(dontfork(p));
+	ck_assert(unit_dontfork(p));
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND), 0);
-	ck_assert(!dontfork(p));
+	ck_assert(!unit_dontfork(p));
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, &pd, NULL, 0, 0), 0);
-	ck_assert(!dontfork(p));
+	ck_assert(!unit_dontfork(p));
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
-	ck_assert(!dontfork(p));
+	ck_assert(!unit_dontfork(p));
 	free_ctx(ctx);
 }
 END_TEST
@@ -1424,8 +1402,8 @@ START_TEST(rereg_moves_the_protection)
 	ck_assert_ptr_nonnull(mr);
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + page, page,
 				      0), 0);
-	ck_assert(!dontfork(p));
-	ck_assert(dontfork(p + page));
+	ck_assert(!unit_dontfork(p));
+	ck_assert(unit_dontfork(p + page));
 	/* A range that cannot be protected: nothing changes. */
 	errno = 0;
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p + 2 * page,
@@ -1436,8 +1414,8 @@ START_TEST(rereg_moves_the_protection)
 	ck_assert_int_eq(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION |
 				      IBV_REREG_MR_CHANGE_ACCESS, NULL, p, page,
 				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND), 0);
-	ck_assert(!dontfork(p));
-	ck_assert(!dontfork(p + page));
+	ck_assert(!unit_dontfork(p));
+	ck_assert(!unit_dontfork(p + page));
 	ck_assert_int_eq(ibv_dereg_mr(mr), 0);
 	free_ctx(ctx);
 }
@@ -1458,19 +1436,19 @@ START_TEST(refused_rereg_keeps_the_counts)
 	ck_assert_int_eq(ibv_rereg_mr(odp, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				      IBV_ACCESS_LOCAL_WRITE), IBV_REREG_MR_ERR_CMD);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert(!dontfork(p));
+	ck_assert(!unit_dontfork(p));
 	ck_assert_int_eq(ibv_rereg_mr(pinned, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, p, page, 0),
 			 IBV_REREG_MR_ERR_CMD);
-	ck_assert(!dontfork(p));
-	ck_assert(dontfork(p + page));
+	ck_assert(!unit_dontfork(p));
+	ck_assert(unit_dontfork(p + page));
 	ck_assert_int_eq(ibv_rereg_mr(pinned, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 				      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND),
 			 IBV_REREG_MR_ERR_CMD);
-	ck_assert(dontfork(p + page));
+	ck_assert(unit_dontfork(p + page));
 	kernel_write = answering_write;
 	ck_assert_int_eq(ibv_dereg_mr(odp), 0);
 	ck_assert_int_eq(ibv_dereg_mr(pinned), 0);
-	ck_assert(!dontfork(p + page));
+	ck_assert(!unit_dontfork(p + page));
 	free_ctx(ctx);
 }
 END_TEST

@@ -533,27 +533,6 @@ END_TEST
 
 static long page_size;
 
-/* The kernel's word: does the mapping holding addr skip fork()? */
-static bool vm_dontcopy(const void *addr)
-{
-	FILE *f = fopen("/proc/self/smaps", "re");
-	char line[1024];
-	uintptr_t lo, hi, a = (uintptr_t)addr;
-	bool inside = false, dc = false;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
-			inside = lo <= a && a < hi;
-		else if (inside && !strncmp(line, "VmFlags:", 8)) {
-			dc = strstr(line, " dc") != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return dc;
-}
-
 static char *map_pages(unsigned int n)
 {
 	char *p = mmap(NULL, n * page_size, PROT_READ | PROT_WRITE,
@@ -595,8 +574,8 @@ START_TEST(disabled_until_init)
 	ck_assert_int_eq(ibv_fork_init(), 0);
 	ck_assert_int_eq(ibv_is_fork_initialized(), IBV_FORK_ENABLED);
 	ck_assert_int_eq(ibv_dontfork_range(p, page_size), 0);
-	ck_assert(vm_dontcopy(p));
-	ck_assert(!vm_dontcopy(p + page_size));
+	ck_assert(unit_dontfork(p));
+	ck_assert(!unit_dontfork(p + page_size));
 }
 END_TEST
 
@@ -607,18 +586,18 @@ START_TEST(unaligned_range_covers_whole_pages)
 	ck_assert_int_eq(ibv_fork_init(), 0);
 	/* Last byte of page 0 to first byte of page 2. */
 	ck_assert_int_eq(ibv_dontfork_range(p + page_size - 1, page_size + 2), 0);
-	ck_assert(vm_dontcopy(p));
-	ck_assert(vm_dontcopy(p + page_size));
-	ck_assert(vm_dontcopy(p + 2 * page_size));
-	ck_assert(!vm_dontcopy(p + 3 * page_size));
+	ck_assert(unit_dontfork(p));
+	ck_assert(unit_dontfork(p + page_size));
+	ck_assert(unit_dontfork(p + 2 * page_size));
+	ck_assert(!unit_dontfork(p + 3 * page_size));
 	ck_assert_int_eq(ibv_dontfork_range(p + 10, 1), 0);
 	ck_assert_int_eq(ibv_dofork_range(p + page_size - 1, page_size + 2), 0);
-	ck_assert(vm_dontcopy(p));
-	ck_assert(!vm_dontcopy(p + page_size));
+	ck_assert(unit_dontfork(p));
+	ck_assert(!unit_dontfork(p + page_size));
 	ck_assert_int_eq(ibv_dofork_range(p, 1), 0);
-	ck_assert(!vm_dontcopy(p));
+	ck_assert(!unit_dontfork(p));
 	ck_assert_int_eq(ibv_dontfork_range(p, 0), 0);
-	ck_assert(!vm_dontcopy(p));
+	ck_assert(!unit_dontfork(p));
 }
 END_TEST
 
@@ -659,7 +638,7 @@ START_TEST(range_call_first_makes_init_fail)
 	char *p = map_pages(1);
 
 	ck_assert_int_eq(ibv_dontfork_range(p, page_size), 0);
-	ck_assert(!vm_dontcopy(p));
+	ck_assert(!unit_dontfork(p));
 	ck_assert_int_eq(ibv_fork_init(), EINVAL);
 	ck_assert_int_eq(ibv_is_fork_initialized(), IBV_FORK_DISABLED);
 }
@@ -674,7 +653,7 @@ START_TEST(copy_on_fork_kernel_needs_nothing)
 	ck_assert_int_eq(ibv_fork_init(), 0);
 	ck_assert_int_eq(ibv_is_fork_initialized(), IBV_FORK_UNNEEDED);
 	ck_assert_int_eq(ibv_dontfork_range(p, page_size), 0);
-	ck_assert(!vm_dontcopy(p));
+	ck_assert(!unit_dontfork(p));
 	ck_assert_int_eq(ibv_dofork_range(p, page_size), 0);
 	/* Even a late init succeeds: there is nothing to set up. */
 	ck_assert_int_eq(ibv_fork_init(), 0);
@@ -714,10 +693,10 @@ START_TEST(madvise_error_is_returned_in_errno)
 	ck_assert_int_eq(ibv_dontfork_range(p, 3 * page_size), -1);
 	ck_assert_int_eq(errno, ENOMEM);
 	/* Rolled back: the mapped pages around the hole are left as they were. */
-	ck_assert(!vm_dontcopy(p));
-	ck_assert(!vm_dontcopy(p + 2 * page_size));
+	ck_assert(!unit_dontfork(p));
+	ck_assert(!unit_dontfork(p + 2 * page_size));
 	ck_assert_int_eq(ibv_dontfork_range(p + 2 * page_size, page_size), 0);
-	ck_assert(vm_dontcopy(p + 2 * page_size));
+	ck_assert(unit_dontfork(p + 2 * page_size));
 }
 END_TEST
 
@@ -762,11 +741,11 @@ START_TEST(huge_pages_safe_uses_the_mapping_page_size)
 	setenv("RDMAV_HUGEPAGES_SAFE", "1", 1);
 	ck_assert_int_eq(ibv_fork_init(), 0);
 	ck_assert_int_eq(ibv_dontfork_range(p + page_size + 5, 10), 0);
-	ck_assert(!vm_dontcopy(p));
-	ck_assert(vm_dontcopy(p + page_size));
-	ck_assert(!vm_dontcopy(p + 2 * page_size));
+	ck_assert(!unit_dontfork(p));
+	ck_assert(unit_dontfork(p + page_size));
+	ck_assert(!unit_dontfork(p + 2 * page_size));
 	ck_assert_int_eq(ibv_dofork_range(p + page_size, 1), 0);
-	ck_assert(!vm_dontcopy(p + page_size));
+	ck_assert(!unit_dontfork(p + page_size));
 }
 END_TEST
 
@@ -803,9 +782,9 @@ START_TEST(threads_leave_every_page_balanced)
 		ck_assert_int_eq(pthread_join(th[i], &ret), 0);
 		ck_assert_ptr_null(ret);
 	}
-	ck_assert(vm_dontcopy(shared));
+	ck_assert(unit_dontfork(shared));
 	for (int i = 1; i < SHARED_PAGES; i++)
-		ck_assert(!vm_dontcopy(shared + i * page_size));
+		ck_assert(!unit_dontfork(shared + i * page_size));
 }
 END_TEST
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -163,4 +165,24 @@ void fake_kernel_close(struct ibv_context *ctx)
 	fake_provider->free_context(ctx);
 	munmap(fake_kernel.mem, fake_kernel.driver->mem_size);
 	close(fake_kernel.fd);
+}
+
+bool unit_dontfork(const void *addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	uintptr_t lo, hi, a = (uintptr_t)addr;
+	bool inside = false, dc = false;
+	char line[1024];
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &lo, &hi) == 2)
+			inside = lo <= a && a < hi;
+		else if (inside && !strncmp(line, "VmFlags:", 8)) {
+			dc = strstr(line, " dc") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return dc;
 }

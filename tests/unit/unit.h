@@ -18,6 +18,10 @@
  * tests change process-wide state that cannot be reset). */
 int unit_run(Suite *s, enum fork_status fork);
 
+/* The kernel's word: is the mapping holding addr kept out of fork()
+ * children ("dc" in its VmFlags in /proc/self/smaps)? */
+bool unit_dontfork(const void *addr);
+
 /*
  * A fake kernel driver behind verbs_sys, answering legacy write()
  * commands.  Its memory is a memfd that is also the context's command fd,
