@@ -127,8 +127,6 @@ struct verbs_mr {
 	struct ibv_mr ibv_mr;
 	int access;			/* as registered: rereg_mr keeps it */
 	enum verbs_mr_kind kind;
-	/* Core only: holds a fork-tree reference on [addr, addr + length). */
-	bool dontfork;
 };
 
 /* ------------------------------------------------------------------ */

@@ -32,7 +32,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 }
 
 /* Only MRs of this process's own memory that are not on-demand pin
- * pages, and so hold a fork-tree range (verbs_mr.dontfork). */
+ * pages, and so hold a fork-tree range. */
 static bool pins_pages(enum verbs_mr_kind kind, int access)
 {
 	return kind == VERBS_MR_USER && !(access & IBV_ACCESS_ON_DEMAND);
@@ -63,7 +63,6 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->length = length;
-	container_of(mr, struct verbs_mr, ibv_mr)->dontfork = pins;
 	return mr;
 }
 
@@ -105,7 +104,8 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	bool new_dontfork = pins_pages(new_kind, new_access);
 	void *old_addr = ibmr->addr, *new_addr = move ? addr : old_addr;
 	size_t old_length = ibmr->length, new_length = move ? length : old_length;
-	bool old_dontfork = mr->dontfork;
+	/* Read before the command, which records the new access. */
+	bool old_dontfork = pins_pages(mr->kind, mr->access);
 	int ret;
 
 	if (!flags || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) ||
@@ -126,7 +126,6 @@ int ibv_rereg_mr(struct ibv_mr *ibmr, int flags, struct ibv_pd *pd, void *addr,
 	ibmr->length = new_length;
 	mr->access = new_access;
 	mr->kind = new_kind;
-	mr->dontfork = new_dontfork;
 	if (old_dontfork && ibv_dofork_range(old_addr, old_length))
 		return rereg_fail(IBV_REREG_MR_ERR_DO_FORK_OLD, errno);
 	return 0;
@@ -136,7 +135,7 @@ int ibv_dereg_mr(struct ibv_mr *ibmr)
 {
 	struct verbs_mr *mr = container_of(ibmr, struct verbs_mr, ibv_mr);
 	const struct verbs_ops *ops = verbs_ops(ibmr->context);
-	bool dontfork = mr->dontfork;
+	bool dontfork = pins_pages(mr->kind, mr->access);
 	void *addr = ibmr->addr;
 	size_t length = ibmr->length;
 	int ret;
