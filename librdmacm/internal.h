@@ -99,4 +99,45 @@ static inline struct cma_event *cma_event_of(struct rdma_cm_event *event)
 	return container_of(event, struct cma_event, event);
 }
 
+/*
+ * Who calls whom across files.  Owners: device.c, id.c, event.c, mcast.c
+ * (cm-core); addr.c, conn.c, qp.c (cm-conn).
+ */
+
+/* device.c: attach id to the device with this node GUID (rescanning for
+ * devices added since), opening its context on first use: sets
+ * id->dev and id->id.verbs. */
+int cma_attach_device(struct cma_id *id, uint64_t guid);
+/* The device's default PD, allocated on first use and counted. */
+int cma_device_pd(struct cma_device *dev, struct ibv_pd **pd);
+void cma_device_pd_put(struct cma_device *dev);
+
+/* id.c: a new id on channel (a private one when NULL: a synchronous id). */
+int cma_id_create(struct rdma_event_channel *channel, void *context,
+		  enum rdma_port_space ps, enum ibv_qp_type qp_type,
+		  struct cma_id **out);
+/* For a synchronous id: waits for its next event, which must be expected
+ * (else the event's status, or ECONNREFUSED/ETIMEDOUT/... as upstream
+ * maps it); the event stays in id->id.event until the next call acks it. */
+int cma_sync_wait(struct cma_id *id, enum rdma_cm_event_type expected);
+
+/* addr.c: refresh id->id.route.addr, id->id.port_num and the device
+ * binding from the kernel (after bind, address resolution, or on a new
+ * connection's id); and the path records after route resolution. */
+int cma_query_addr(struct cma_id *id);
+int cma_query_route(struct cma_id *id);
+
+/* conn.c: what the library does on a connection event before the user
+ * sees it (QP transitions, RTU, ECE, conn param defaults).  It may change
+ * the event (e.g. a CONNECT_RESPONSE becomes ESTABLISHED, a failed QP
+ * transition becomes CONNECT_ERROR). */
+int cma_conn_event(struct cma_event *evt);
+
+/* qp.c: move the id's QP (if any) to a state with the kernel's
+ * attributes for it; ERR on disconnect. */
+int cma_modify_qp(struct cma_id *id, enum ibv_qp_state state);
+
+/* mcast.c: the multicast events' processing (UD address handle data). */
+int cma_mcast_event(struct cma_event *evt);
+
 #endif
