@@ -75,6 +75,7 @@ struct cma_id {
 	/* rdma_create_ep() on a passive id: the QP rdma_get_request() gives
 	 * each new connection (with id.pd). */
 	bool has_request_qp;
+	bool qp_default_pd;		/* the QP holds dev's default PD */
 	struct ibv_qp_init_attr request_qp_attr;
 };
 
