@@ -14,12 +14,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-/* Built with -fvisibility=hidden: what the public header declares gets
+/* Built with -fvisibility=hidden: what the public headers declare gets
  * default visibility, and the version script generated from ABI.symvers
  * decides what is really exported.  Include this file first. */
 #pragma GCC visibility push(default)
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #pragma GCC visibility pop
 
 #include "ucma.h"
