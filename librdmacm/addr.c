@@ -4,12 +4,12 @@
  * id->route, id->verbs and id->port_num in step with what the kernel
  * knows.
  */
+#include "internal.h"
+
 #include <endian.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
-
-#include "internal.h"
 
 /* How much of addr a command carries; 0 for what no command takes. */
 static size_t sockaddr_size(const struct sockaddr *addr)

@@ -107,15 +107,29 @@ static int open_device(struct cma_device *entry)
 	return 0;
 }
 
+/* Holding table_lock. */
+static int get_pd(struct cma_device *entry)
+{
+	if (!entry->pd)
+		entry->pd = ibv_alloc_pd(entry->verbs);
+	if (!entry->pd)
+		return errno ? errno : ENOMEM;
+	entry->pd_refs++;
+	return 0;
+}
+
+static void put_pd(struct cma_device *entry)
+{
+	if (!--entry->pd_refs && !ibv_dealloc_pd(entry->pd))
+		entry->pd = NULL;
+}
+
 /* Holding table_lock: a removed device's context goes with its last id. */
 static void put_device(struct cma_device *entry)
 {
+	put_pd(entry);
 	if (--entry->refs || !entry->removed || !entry->verbs)
 		return;
-	if (entry->pd && !entry->pd_refs) {
-		ibv_dealloc_pd(entry->pd);
-		entry->pd = NULL;
-	}
 	if (entry->xrcd && !ibv_close_xrcd(entry->xrcd))
 		entry->xrcd = NULL;
 	if (!entry->pd && !entry->xrcd && !ibv_close_device(entry->verbs))
@@ -142,11 +156,16 @@ int cma_attach_device(struct cma_id *id, uint64_t guid)
 	ret = open_device(entry);
 	if (ret)
 		goto out;
+	ret = get_pd(entry);
+	if (ret)
+		goto out;
 	entry->refs++;
 	if (id->dev)
 		put_device(id->dev);
 	id->dev = entry;
 	id->id.verbs = entry->verbs;
+	/* Upstream gives every attached id the device's default PD. */
+	id->id.pd = entry->pd;
 out:
 	pthread_mutex_unlock(&table_lock);
 	return ret;
@@ -166,31 +185,6 @@ void cma_device_removed(struct cma_device *dev)
 {
 	pthread_mutex_lock(&table_lock);
 	dev->removed = true;
-	pthread_mutex_unlock(&table_lock);
-}
-
-int cma_device_pd(struct cma_device *dev, struct ibv_pd **pd)
-{
-	int ret = 0;
-
-	pthread_mutex_lock(&table_lock);
-	if (!dev->pd)
-		dev->pd = ibv_alloc_pd(dev->verbs);
-	if (dev->pd) {
-		dev->pd_refs++;
-		*pd = dev->pd;
-	} else {
-		ret = errno ? errno : ENOMEM;
-	}
-	pthread_mutex_unlock(&table_lock);
-	return ret;
-}
-
-void cma_device_pd_put(struct cma_device *dev)
-{
-	pthread_mutex_lock(&table_lock);
-	if (!--dev->pd_refs && !ibv_dealloc_pd(dev->pd))
-		dev->pd = NULL;
 	pthread_mutex_unlock(&table_lock);
 }
 

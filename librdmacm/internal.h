@@ -47,7 +47,7 @@ struct cma_device {
 	struct ibv_device *dev;
 	uint64_t guid;			/* network order */
 	struct ibv_context *verbs;	/* NULL until first used */
-	struct ibv_pd *pd;		/* the default PD of ids that bring none */
+	struct ibv_pd *pd;		/* every attached id's default PD */
 	int pd_refs;
 	int refs;			/* ids attached */
 	uint8_t max_initiator_depth;
@@ -80,7 +80,6 @@ struct cma_id {
 	/* rdma_create_ep() on a passive id: the QP rdma_get_request() gives
 	 * each new connection (with id.pd). */
 	bool has_request_qp;
-	bool qp_default_pd;		/* the QP holds dev's default PD */
 	struct ibv_qp_init_attr request_qp_attr;
 };
 
@@ -124,11 +123,9 @@ static inline struct cma_event *cma_event_of(struct rdma_cm_event *event)
 
 /* device.c: attach id to the device with this node GUID (rescanning for
  * devices added since), opening its context on first use: sets
- * id->dev and id->id.verbs. */
+ * id->dev, id->id.verbs and id->id.pd (the device's default PD, which
+ * lives while ids are attached). */
 int cma_attach_device(struct cma_id *id, uint64_t guid);
-/* The device's default PD, allocated on first use and counted. */
-int cma_device_pd(struct cma_device *dev, struct ibv_pd **pd);
-void cma_device_pd_put(struct cma_device *dev);
 /* The id leaves its device (if any): the last id of a removed device
  * closes its context. */
 void cma_detach_device(struct cma_id *id);

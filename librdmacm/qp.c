@@ -4,10 +4,10 @@
  * it makes when the caller brings none, and the QP state changes it
  * drives with the attributes the kernel's connection manager chose.
  */
+#include "internal.h"
+
 #include <fcntl.h>
 #include <string.h>
-
-#include "internal.h"
 
 static int channel_fd(const struct cma_id *id)
 {
@@ -158,44 +158,15 @@ static bool cqs_conflict(const struct rdma_cm_id *id,
 	       (id->send_cq && attr->send_cq && id->send_cq != attr->send_cq);
 }
 
-/* The id's PD, else the device's default one, counted while the QP
- * lives. */
-static int qp_pd(struct cma_id *id, struct ibv_pd **pd)
-{
-	int ret;
-
-	if (id->id.pd) {
-		*pd = id->id.pd;
-		return 0;
-	}
-	ret = cma_device_pd(id->dev, pd);
-	if (!ret)
-		id->qp_default_pd = true;
-	return ret;
-}
-
-static void put_qp_pd(struct cma_id *id)
-{
-	if (!id->qp_default_pd)
-		return;
-	id->qp_default_pd = false;
-	if (id->id.pd == id->dev->pd)
-		id->id.pd = NULL;
-	cma_device_pd_put(id->dev);
-}
-
 static int fill_qp_attr(struct cma_id *id, struct ibv_qp_init_attr_ex *attr)
 {
 	struct rdma_cm_id *cm = &id->id;
-	int ret;
 
 	if (!has_pd(attr)) {
-		ret = qp_pd(id, &attr->pd);
-		if (ret)
-			return ret;
 		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
+		attr->pd = cm->pd;
 	}
-	if (attr->pd->context != cm->verbs || cqs_conflict(cm, attr))
+	if (!attr->pd || attr->pd->context != cm->verbs || cqs_conflict(cm, attr))
 		return EINVAL;
 	if (cm->qp_type == IBV_QPT_XRC_RECV &&
 	    (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)) {
@@ -215,7 +186,7 @@ static int create_qp(struct cma_id *id, struct ibv_qp_init_attr_ex *attr)
 		return EINVAL;
 	ret = fill_qp_attr(id, attr);
 	if (ret)
-		goto err_cqs;
+		return ret;
 	ret = create_cqs(cm, attr->send_cq || cm->send_cq ? 0 : attr->cap.max_send_wr,
 			 attr->recv_cq || cm->recv_cq ? 0 : attr->cap.max_recv_wr);
 	if (ret)
@@ -247,7 +218,6 @@ err_qp:
 err_cqs:
 	if (!cm->srq)
 		destroy_cqs(cm);
-	put_qp_pd(id);
 	return ret;
 }
 
@@ -288,7 +258,6 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 	id->qp = NULL;
 	if (!id->srq)
 		destroy_cqs(id);
-	put_qp_pd(cma_id_of(id));
 }
 
 static int fill_srq_attr(struct cma_id *id, struct ibv_srq_init_attr_ex *attr,
