@@ -55,6 +55,10 @@ int cma_query_addr(struct cma_id *id)
 		cm->port_num = addr.port_num;
 		cm->route.addr.addr.ibaddr.pkey = addr.pkey;
 	}
+	/* iWARP addresses are IP addresses: no GIDs to learn (upstream
+	 * skips the query there too). */
+	if (cm->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+		return 0;
 	ret = ucma_query_gid(cm->channel->fd, id->handle, &src_gid, &dst_gid);
 	if (ret)
 		return ret;
