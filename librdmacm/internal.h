@@ -66,6 +66,9 @@ struct cma_id {
 	struct ibv_ece remote_ece;
 	struct cma_multicast *mc_list;
 	struct cma_id *listen;		/* the listener a request came on */
+	/* A passive rdma_create_ep() id: the QP every id rdma_get_request()
+	 * returns gets, with id.pd (NULL: none).  Freed with the id. */
+	struct ibv_qp_init_attr *ep_qp_attr;
 };
 
 static inline struct cma_id *cma_id_of(struct rdma_cm_id *id)
@@ -139,5 +142,12 @@ int cma_modify_qp(struct cma_id *id, enum ibv_qp_state state);
 
 /* mcast.c: the multicast events' processing (UD address handle data). */
 int cma_mcast_event(struct cma_event *evt);
+
+/* addrinfo.c: where the ibacm service listens (the unit tests move it). */
+struct cma_acm_paths {
+	const char *port_file;		/* its TCP port on loopback, if it has one */
+	const char *socket;		/* else this unix socket */
+};
+extern struct cma_acm_paths cma_acm_paths;
 
 #endif
