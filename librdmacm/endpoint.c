@@ -81,16 +81,11 @@ int rdma_create_ep(struct rdma_cm_id **id, struct rdma_addrinfo *res,
 
 void rdma_destroy_ep(struct rdma_cm_id *id)
 {
-	struct cma_id *cid;
-
 	if (!id)
 		return;
-	cid = cma_id_of(id);
 	if (id->qp)
 		rdma_destroy_qp(id);
 	if (id->srq)
 		rdma_destroy_srq(id);
-	free(cid->ep_qp_attr);
-	cid->ep_qp_attr = NULL;
 	rdma_destroy_id(id);
 }

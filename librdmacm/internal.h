@@ -76,7 +76,7 @@ struct cma_id {
 	struct cma_multicast *mc_list;
 	struct cma_id *listen;		/* the listener a request came on */
 	/* A passive rdma_create_ep() id: the QP every id rdma_get_request()
-	 * returns gets, with id.pd (NULL: none).  Freed with the id. */
+	 * returns gets, with id.pd (NULL: none).  cma_id_free frees it. */
 	struct ibv_qp_init_attr *ep_qp_attr;
 };
 

@@ -412,15 +412,18 @@ END_TEST
 
 START_TEST(services_by_name)
 {
-	struct servent *tcp = getservbyname("ssh", "tcp"), *udp = getservbyname("ssh", "udp");
+	/* getservbyname()'s answer lives only until its next call. */
+	struct servent *tcp = getservbyname("ssh", "tcp");
+	unsigned int port = tcp ? ntohs(tcp->s_port) : 0;
+	bool udp = getservbyname("ssh", "udp");
 	struct rdma_addrinfo hints = { .ai_qp_type = IBV_QPT_UD }, *rai = NULL;
 
-	if (!tcp) {
+	if (!port) {
 		printf("services_by_name: no 'ssh' in the services database, nothing to check\n");
 		return;
 	}
 	rai = get("10.0.0.2", "ssh", NULL);
-	check_in(rai->ai_dst_addr, rai->ai_dst_len, "10.0.0.2", ntohs(tcp->s_port));
+	check_in(rai->ai_dst_addr, rai->ai_dst_len, "10.0.0.2", port);
 	rdma_freeaddrinfo(rai);
 	/* ssh is a TCP service only (when the database says so): no UD. */
 	if (!udp) {
