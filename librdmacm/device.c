@@ -116,7 +116,9 @@ static void put_device(struct cma_device *entry)
 		ibv_dealloc_pd(entry->pd);
 		entry->pd = NULL;
 	}
-	if (!entry->pd && !ibv_close_device(entry->verbs))
+	if (entry->xrcd && !ibv_close_xrcd(entry->xrcd))
+		entry->xrcd = NULL;
+	if (!entry->pd && !entry->xrcd && !ibv_close_device(entry->verbs))
 		entry->verbs = NULL;
 }
 

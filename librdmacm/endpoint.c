@@ -8,8 +8,6 @@
  */
 #include "internal.h"
 
-#include <stdlib.h>
-
 /* How long each resolution step may take, as upstream allows. */
 enum { EP_RESOLVE_TIMEOUT_MS = 2000 };
 
@@ -26,11 +24,9 @@ static int ep_passive(struct cma_id *cid, const struct rdma_addrinfo *res,
 		return last_error();
 	if (!qp_init_attr)
 		return 0;
-	cid->ep_qp_attr = malloc(sizeof(*cid->ep_qp_attr));
-	if (!cid->ep_qp_attr)
-		return ENOMEM;
-	*cid->ep_qp_attr = *qp_init_attr;
-	cid->ep_qp_attr->qp_type = res->ai_qp_type;
+	cid->has_request_qp = true;
+	cid->request_qp_attr = *qp_init_attr;
+	cid->request_qp_attr.qp_type = res->ai_qp_type;
 	cid->id.pd = pd;
 	return 0;
 }

@@ -40,7 +40,6 @@ void cma_id_free(struct cma_id *id)
 	if (id->sync)
 		rdma_destroy_event_channel(id->id.channel);
 	free(id->id.route.path_rec);
-	free(id->ep_qp_attr);
 	pthread_cond_destroy(&id->cond);
 	pthread_mutex_destroy(&id->lock);
 	free(id);

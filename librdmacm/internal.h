@@ -14,12 +14,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-/* Built with -fvisibility=hidden: what the public header declares gets
+/* Built with -fvisibility=hidden: what the public headers declare gets
  * default visibility, and the version script generated from ABI.symvers
  * decides what is really exported.  Include this file first. */
 #pragma GCC visibility push(default)
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
 #pragma GCC visibility pop
 
 #include "ucma.h"
@@ -51,6 +52,7 @@ struct cma_device {
 	int refs;			/* ids attached */
 	uint8_t max_initiator_depth;
 	uint8_t max_responder_resources;
+	struct ibv_xrcd *xrcd;		/* for XRC ids that bring none (qp.c) */
 	/* A DEVICE_REMOVAL event named it, or a rescan no longer found it:
 	 * its context is closed when the last id leaves, so that the kernel
 	 * can finish the removal, and no new id lands on it. */
@@ -75,9 +77,11 @@ struct cma_id {
 	struct ibv_ece remote_ece;
 	struct cma_multicast *mc_list;
 	struct cma_id *listen;		/* the listener a request came on */
-	/* A passive rdma_create_ep() id: the QP every id rdma_get_request()
-	 * returns gets, with id.pd (NULL: none).  cma_id_free frees it. */
-	struct ibv_qp_init_attr *ep_qp_attr;
+	/* rdma_create_ep() on a passive id: the QP rdma_get_request() gives
+	 * each new connection (with id.pd). */
+	bool has_request_qp;
+	bool qp_default_pd;		/* the QP holds dev's default PD */
+	struct ibv_qp_init_attr request_qp_attr;
 };
 
 static inline struct cma_id *cma_id_of(struct rdma_cm_id *id)
@@ -153,15 +157,19 @@ int cma_query_route(struct cma_id *id);
 /* conn.c: what the library does on a connection event before the user
  * sees it (QP transitions, RTU, ECE, conn param defaults).  It may change
  * the event (e.g. a CONNECT_RESPONSE becomes ESTABLISHED, a failed QP
- * transition becomes CONNECT_ERROR). */
+ * transition becomes CONNECT_ERROR).  On a CONNECT_REQUEST, event.id is
+ * the new id.  Returns 0, or ECANCELED for an event the user must not
+ * see (the REJECTED or DISCONNECTED that follows a CONNECT_ERROR the
+ * library reported): the caller acks it and reads the next. */
 int cma_conn_event(struct cma_event *evt);
-/* (event.c calls it for every event that is not about addresses, routes,
- * multicast or the device.  A nonzero return drops the event: it is
- * acked and the next one read, as for a request that cannot be set up.) */
 
 /* qp.c: move the id's QP (if any) to a state with the kernel's
  * attributes for it; ERR on disconnect. */
 int cma_modify_qp(struct cma_id *id, enum ibv_qp_state state);
+/* INIT, RTR, RTS for a connection; RDMA_MAX_RESP_RES/_INIT_DEPTH keep the
+ * kernel's read/atomic depths, other values replace them. */
+int cma_qp_connect(struct cma_id *id, uint8_t responder_resources,
+		   uint8_t initiator_depth);
 
 /* mcast.c: the multicast events' processing (UD address handle data,
  * the QP's attachment); an error turns a join into MULTICAST_ERROR. */
