@@ -174,4 +174,11 @@ int cma_mcast_event(struct cma_event *evt);
 /* The id's joins, after the kernel forgot them with the id. */
 void cma_mcast_free_all(struct cma_id *id);
 
+/* addrinfo.c: where the ibacm service listens (the unit tests move it). */
+struct cma_acm_paths {
+	const char *port_file;		/* its TCP port on loopback, if it has one */
+	const char *socket;		/* else this unix socket */
+};
+extern struct cma_acm_paths cma_acm_paths;
+
 #endif
