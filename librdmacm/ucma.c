@@ -23,7 +23,7 @@ struct ucma_sys ucma_sys = { .write = write };
 /* Set once an older command did what its newer form refused: the kernel
  * predates the newer family (before Linux 3.11) and is asked in the old
  * form from then on. */
-static bool old_kernel;
+static _Atomic bool old_kernel;
 
 /* The one place a command reaches the kernel.  hdr is followed in memory
  * by the in bytes of the request; out is the size of the response the
