@@ -12,8 +12,13 @@
 #include <unistd.h>
 #include <netinet/in.h>
 
+#include "config.h"
 #include "kernel_cm.h"
 #include "ucma.h"
+
+#if HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#endif
 
 _Static_assert(UCMA_PRIVATE_DATA_MAX == RDMA_MAX_PRIVATE_DATA,
 	       "private data limit differs from the kernel's");
@@ -23,13 +28,15 @@ struct ucma_sys ucma_sys = { .write = write };
 /* Set once an older command did what its newer form refused: the kernel
  * predates the newer family (before Linux 3.11) and is asked in the old
  * form from then on. */
-static bool old_kernel;
+static _Atomic bool old_kernel;
 
 /* The one place a command reaches the kernel.  hdr is followed in memory
- * by the in bytes of the request; out is the size of the response the
- * request points at. */
+ * by the in bytes of the request; resp is the out bytes of response the
+ * request points at (NULL, 0 for none).  The kernel fills resp behind
+ * write()'s back: memcheck is told, or every program reading an answer
+ * would be reported as using uninitialised memory. */
 static int ucma_write(int fd, uint32_t cmd, struct rdma_ucm_cmd_hdr *hdr,
-		      size_t in, size_t out)
+		      size_t in, void *resp, size_t out)
 {
 	size_t len = sizeof(*hdr) + in;
 	ssize_t ret;
@@ -40,7 +47,15 @@ static int ucma_write(int fd, uint32_t cmd, struct rdma_ucm_cmd_hdr *hdr,
 	ret = ucma_sys.write(fd, hdr, len);
 	if (ret < 0)
 		return errno;
-	return (size_t)ret == len ? 0 : EIO;
+	if ((size_t)ret != len)
+		return EIO;
+#if HAVE_VALGRIND_MEMCHECK_H
+	if (out)
+		VALGRIND_MAKE_MEM_DEFINED(resp, out);
+#else
+	(void)resp;
+#endif
+	return 0;
 }
 
 /* A kernel without a command says EINVAL (beyond its table) or ENOSYS. */
@@ -84,7 +99,7 @@ int ucma_create_id(int fd, uint64_t uid, enum rdma_port_space ps,
 	} cmd = { .req = { .uid = uid, .response = ptr(&resp), .ps = ps, .qp_type = qp_type } };
 	int ret;
 
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_CREATE_ID, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_CREATE_ID, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*handle = resp.id;
 	return ret;
@@ -100,7 +115,7 @@ static int destroy(int fd, uint32_t number, uint32_t handle, uint32_t *events_re
 	} cmd = { .req = { .response = ptr(&resp), .id = handle } };
 	int ret;
 
-	ret = ucma_write(fd, number, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, number, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*events_reported = resp.events_reported;
 	return ret;
@@ -124,7 +139,7 @@ static int bind_ip(int fd, uint32_t handle, const struct sockaddr *addr)
 	} cmd = { .req = { .id = handle } };
 
 	memcpy(&cmd.req.addr, addr, addr_size(addr));
-	return ucma_write(fd, RDMA_USER_CM_CMD_BIND_IP, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_BIND_IP, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_bind(int fd, uint32_t handle, const struct sockaddr *addr)
@@ -140,7 +155,7 @@ int ucma_bind(int fd, uint32_t handle, const struct sockaddr *addr)
 	if (old_kernel && fits_in6(addr))
 		return bind_ip(fd, handle, addr);
 	memcpy(&cmd.req.addr, addr, cmd.req.addr_size);
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_BIND, &cmd.hdr, sizeof(cmd.req), 0);
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_BIND, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 	if (kernel_lacks_command(ret) && fits_in6(addr) && !bind_ip(fd, handle, addr)) {
 		old_kernel = true;
 		ret = 0;
@@ -159,7 +174,7 @@ static int resolve_ip(int fd, uint32_t handle, const struct sockaddr *src,
 	if (src)
 		memcpy(&cmd.req.src_addr, src, addr_size(src));
 	memcpy(&cmd.req.dst_addr, dst, addr_size(dst));
-	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_IP, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_IP, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_resolve_addr(int fd, uint32_t handle, const struct sockaddr *src,
@@ -180,7 +195,7 @@ int ucma_resolve_addr(int fd, uint32_t handle, const struct sockaddr *src,
 	if (src)
 		memcpy(&cmd.req.src_addr, src, cmd.req.src_size);
 	memcpy(&cmd.req.dst_addr, dst, cmd.req.dst_size);
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ADDR, &cmd.hdr, sizeof(cmd.req), 0);
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ADDR, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 	if (kernel_lacks_command(ret) && ip && !resolve_ip(fd, handle, src, dst, timeout_ms)) {
 		old_kernel = true;
 		ret = 0;
@@ -195,7 +210,7 @@ int ucma_resolve_route(int fd, uint32_t handle, int timeout_ms)
 		struct rdma_ucm_resolve_route req;
 	} cmd = { .req = { .id = handle, .timeout_ms = timeout_ms } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 /* QUERY with one of its options: resp receives up to len bytes. */
@@ -206,7 +221,7 @@ static int query(int fd, uint32_t handle, uint32_t option, void *resp, size_t le
 		struct rdma_ucm_query req;
 	} cmd = { .req = { .response = ptr(resp), .id = handle, .option = option } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY, &cmd.hdr, sizeof(cmd.req), len);
+	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY, &cmd.hdr, sizeof(cmd.req), resp, len);
 }
 
 /* The command the newer QUERY replaced: addresses, GUID and paths at once. */
@@ -218,7 +233,7 @@ static int query_route(int fd, uint32_t handle, struct rdma_ucm_query_route_resp
 	} cmd = { .req = { .response = ptr(resp), .id = handle } };
 
 	memset(resp, 0, sizeof(*resp));
-	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY_ROUTE, &cmd.hdr, sizeof(cmd.req), sizeof(*resp));
+	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY_ROUTE, &cmd.hdr, sizeof(cmd.req), resp, sizeof(*resp));
 }
 
 /* Both queries answer with sockaddrs the kernel sized itself. */
@@ -391,7 +406,7 @@ int ucma_listen(int fd, uint32_t handle, int backlog)
 		struct rdma_ucm_listen req;
 	} cmd = { .req = { .id = handle, .backlog = backlog } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_LISTEN, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_LISTEN, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 static void conn_param_to_kernel(struct rdma_ucm_conn_param *k,
@@ -428,7 +443,7 @@ int ucma_connect(int fd, uint32_t handle, const struct rdma_conn_param *param,
 
 	conn_param_to_kernel(&cmd.req.conn_param, param);
 	ece_to_kernel(&cmd.req.ece, ece);
-	return ucma_write(fd, RDMA_USER_CM_CMD_CONNECT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_CONNECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_accept(int fd, uint32_t handle, uint64_t uid,
@@ -442,7 +457,7 @@ int ucma_accept(int fd, uint32_t handle, uint64_t uid,
 	if (param)
 		conn_param_to_kernel(&cmd.req.conn_param, param);
 	ece_to_kernel(&cmd.req.ece, ece);
-	return ucma_write(fd, RDMA_USER_CM_CMD_ACCEPT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_ACCEPT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_reject(int fd, uint32_t handle, const void *private_data,
@@ -455,7 +470,7 @@ int ucma_reject(int fd, uint32_t handle, const void *private_data,
 
 	if (private_data && private_data_len)
 		memcpy(cmd.req.private_data, private_data, private_data_len);
-	return ucma_write(fd, RDMA_USER_CM_CMD_REJECT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_REJECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_disconnect(int fd, uint32_t handle)
@@ -465,7 +480,7 @@ int ucma_disconnect(int fd, uint32_t handle)
 		struct rdma_ucm_disconnect req;
 	} cmd = { .req = { .id = handle } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_DISCONNECT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_DISCONNECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 static void ah_from_kernel(struct ibv_ah_attr *ah, const struct ib_uverbs_ah_attr *k)
@@ -493,7 +508,7 @@ int ucma_init_qp_attr(int fd, uint32_t handle, enum ibv_qp_state state,
 	} cmd = { .req = { .response = ptr(&resp), .id = handle, .qp_state = state } };
 	int ret;
 
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_INIT_QP_ATTR, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_INIT_QP_ATTR, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (ret)
 		return ret;
 	memset(attr, 0, sizeof(*attr));
@@ -537,7 +552,7 @@ int ucma_notify(int fd, uint32_t handle, enum ibv_event_type event)
 		struct rdma_ucm_notify req;
 	} cmd = { .req = { .id = handle, .event = event } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_NOTIFY, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_NOTIFY, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_set_option(int fd, uint32_t handle, int level, int optname,
@@ -551,7 +566,7 @@ int ucma_set_option(int fd, uint32_t handle, int level, int optname,
 
 	if (optlen > UINT32_MAX)
 		return EINVAL;
-	return ucma_write(fd, RDMA_USER_CM_CMD_SET_OPTION, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_SET_OPTION, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 static int join_ip_mcast(int fd, uint32_t handle, uint64_t uid,
@@ -565,7 +580,7 @@ static int join_ip_mcast(int fd, uint32_t handle, uint64_t uid,
 	int ret;
 
 	memcpy(&cmd.req.addr, addr, addr_size(addr));
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_IP_MCAST, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_IP_MCAST, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*mc_handle = resp.id;
 	return ret;
@@ -590,7 +605,7 @@ int ucma_join_mcast(int fd, uint32_t handle, uint64_t uid,
 	if (old_kernel && ip)
 		return join_ip_mcast(fd, handle, uid, addr, mc_handle);
 	memcpy(&cmd.req.addr, addr, cmd.req.addr_size);
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_MCAST, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_MCAST, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret) {
 		*mc_handle = resp.id;
 		return 0;
@@ -612,7 +627,7 @@ int ucma_migrate_id(int new_fd, uint32_t handle, int old_fd,
 	} cmd = { .req = { .response = ptr(&resp), .id = handle, .fd = old_fd } };
 	int ret;
 
-	ret = ucma_write(new_fd, RDMA_USER_CM_CMD_MIGRATE_ID, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(new_fd, RDMA_USER_CM_CMD_MIGRATE_ID, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*events_reported = resp.events_reported;
 	return ret;
@@ -655,7 +670,7 @@ int ucma_get_event(int fd, struct ucma_event *event, bool (*is_ud)(uint64_t uid)
 	} cmd = { .req = { .response = ptr(&resp) } };
 	int ret;
 
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_GET_EVENT, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_GET_EVENT, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (ret)
 		return ret;
 	memset(event, 0, sizeof(*event));
