@@ -64,8 +64,10 @@ static bool kernel_lacks_command(int err)
 	return err == EINVAL || err == ENOSYS;
 }
 
-static uint16_t addr_size(const struct sockaddr *addr)
+socklen_t ucma_addr_size(const struct sockaddr *addr)
 {
+	if (!addr)
+		return 0;
 	switch (addr->sa_family) {
 	case AF_INET:
 		return sizeof(struct sockaddr_in);
@@ -138,7 +140,7 @@ static int bind_ip(int fd, uint32_t handle, const struct sockaddr *addr)
 		struct rdma_ucm_bind_ip req;
 	} cmd = { .req = { .id = handle } };
 
-	memcpy(&cmd.req.addr, addr, addr_size(addr));
+	memcpy(&cmd.req.addr, addr, ucma_addr_size(addr));
 	return ucma_write(fd, RDMA_USER_CM_CMD_BIND_IP, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
@@ -147,7 +149,7 @@ int ucma_bind(int fd, uint32_t handle, const struct sockaddr *addr)
 	struct {
 		struct rdma_ucm_cmd_hdr hdr;
 		struct rdma_ucm_bind req;
-	} cmd = { .req = { .id = handle, .addr_size = addr_size(addr) } };
+	} cmd = { .req = { .id = handle, .addr_size = ucma_addr_size(addr) } };
 	int ret;
 
 	if (!cmd.req.addr_size)
@@ -172,8 +174,8 @@ static int resolve_ip(int fd, uint32_t handle, const struct sockaddr *src,
 	} cmd = { .req = { .id = handle, .timeout_ms = timeout_ms } };
 
 	if (src)
-		memcpy(&cmd.req.src_addr, src, addr_size(src));
-	memcpy(&cmd.req.dst_addr, dst, addr_size(dst));
+		memcpy(&cmd.req.src_addr, src, ucma_addr_size(src));
+	memcpy(&cmd.req.dst_addr, dst, ucma_addr_size(dst));
 	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_IP, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
@@ -184,7 +186,7 @@ int ucma_resolve_addr(int fd, uint32_t handle, const struct sockaddr *src,
 		struct rdma_ucm_cmd_hdr hdr;
 		struct rdma_ucm_resolve_addr req;
 	} cmd = { .req = { .id = handle, .timeout_ms = timeout_ms,
-			   .src_size = src ? addr_size(src) : 0, .dst_size = addr_size(dst) } };
+			   .src_size = ucma_addr_size(src), .dst_size = ucma_addr_size(dst) } };
 	bool ip = fits_in6(dst) && (!src || fits_in6(src));
 	int ret;
 
@@ -323,29 +325,6 @@ static void path_from_wire(struct ibv_sa_path_rec *p, const uint32_t *wire)
 	p->preference = b[57];
 }
 
-static void path_from_user(struct ibv_sa_path_rec *p, const struct ib_user_path_rec *u)
-{
-	memcpy(&p->dgid, u->dgid, sizeof(p->dgid));
-	memcpy(&p->sgid, u->sgid, sizeof(p->sgid));
-	p->dlid = u->dlid;
-	p->slid = u->slid;
-	p->raw_traffic = u->raw_traffic;
-	p->flow_label = u->flow_label;
-	p->hop_limit = u->hop_limit;
-	p->traffic_class = u->traffic_class;
-	p->reversible = u->reversible;
-	p->numb_path = u->numb_path;
-	p->pkey = u->pkey;
-	p->sl = u->sl;
-	p->mtu_selector = u->mtu_selector;
-	p->mtu = u->mtu;
-	p->rate_selector = u->rate_selector;
-	p->rate = u->rate;
-	p->packet_life_time_selector = u->packet_life_time_selector;
-	p->packet_life_time = u->packet_life_time;
-	p->preference = u->preference;
-}
-
 static int query_path_by_route(int fd, uint32_t handle, struct ibv_sa_path_rec **paths,
 			       int *num_paths)
 {
@@ -361,7 +340,7 @@ static int query_path_by_route(int fd, uint32_t handle, struct ibv_sa_path_rec *
 	if (n && !(*paths = calloc(n, sizeof(**paths))))
 		return ENOMEM;
 	for (i = 0; i < n; i++)
-		path_from_user(&(*paths)[i], &resp.ib_route[i]);
+		ibv_copy_path_rec_from_kern(&(*paths)[i], &resp.ib_route[i]);
 	*num_paths = n;
 	return 0;
 }
@@ -483,21 +462,6 @@ int ucma_disconnect(int fd, uint32_t handle)
 	return ucma_write(fd, RDMA_USER_CM_CMD_DISCONNECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
-static void ah_from_kernel(struct ibv_ah_attr *ah, const struct ib_uverbs_ah_attr *k)
-{
-	memcpy(&ah->grh.dgid, k->grh.dgid, sizeof(ah->grh.dgid));
-	ah->grh.flow_label = k->grh.flow_label;
-	ah->grh.sgid_index = k->grh.sgid_index;
-	ah->grh.hop_limit = k->grh.hop_limit;
-	ah->grh.traffic_class = k->grh.traffic_class;
-	ah->dlid = k->dlid;
-	ah->sl = k->sl;
-	ah->src_path_bits = k->src_path_bits;
-	ah->static_rate = k->static_rate;
-	ah->is_global = k->is_global;
-	ah->port_num = k->port_num;
-}
-
 int ucma_init_qp_attr(int fd, uint32_t handle, enum ibv_qp_state state,
 		      struct ibv_qp_attr *attr, int *attr_mask)
 {
@@ -514,34 +478,7 @@ int ucma_init_qp_attr(int fd, uint32_t handle, enum ibv_qp_state state,
 	memset(attr, 0, sizeof(*attr));
 	*attr_mask = resp.qp_attr_mask;
 	attr->qp_state = resp.qp_state;
-	attr->cur_qp_state = resp.cur_qp_state;
-	attr->path_mtu = resp.path_mtu;
-	attr->path_mig_state = resp.path_mig_state;
-	attr->qkey = resp.qkey;
-	attr->rq_psn = resp.rq_psn;
-	attr->sq_psn = resp.sq_psn;
-	attr->dest_qp_num = resp.dest_qp_num;
-	attr->qp_access_flags = resp.qp_access_flags;
-	ah_from_kernel(&attr->ah_attr, &resp.ah_attr);
-	ah_from_kernel(&attr->alt_ah_attr, &resp.alt_ah_attr);
-	attr->cap.max_send_wr = resp.max_send_wr;
-	attr->cap.max_recv_wr = resp.max_recv_wr;
-	attr->cap.max_send_sge = resp.max_send_sge;
-	attr->cap.max_recv_sge = resp.max_recv_sge;
-	attr->cap.max_inline_data = resp.max_inline_data;
-	attr->pkey_index = resp.pkey_index;
-	attr->alt_pkey_index = resp.alt_pkey_index;
-	attr->en_sqd_async_notify = resp.en_sqd_async_notify;
-	attr->sq_draining = resp.sq_draining;
-	attr->max_rd_atomic = resp.max_rd_atomic;
-	attr->max_dest_rd_atomic = resp.max_dest_rd_atomic;
-	attr->min_rnr_timer = resp.min_rnr_timer;
-	attr->port_num = resp.port_num;
-	attr->timeout = resp.timeout;
-	attr->retry_cnt = resp.retry_cnt;
-	attr->rnr_retry = resp.rnr_retry;
-	attr->alt_port_num = resp.alt_port_num;
-	attr->alt_timeout = resp.alt_timeout;
+	ibv_copy_qp_attr_from_kern(attr, &resp);
 	return 0;
 }
 
@@ -579,7 +516,7 @@ static int join_ip_mcast(int fd, uint32_t handle, uint64_t uid,
 	} cmd = { .req = { .response = ptr(&resp), .uid = uid, .id = handle } };
 	int ret;
 
-	memcpy(&cmd.req.addr, addr, addr_size(addr));
+	memcpy(&cmd.req.addr, addr, ucma_addr_size(addr));
 	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_IP_MCAST, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*mc_handle = resp.id;
@@ -595,7 +532,7 @@ int ucma_join_mcast(int fd, uint32_t handle, uint64_t uid,
 		struct rdma_ucm_cmd_hdr hdr;
 		struct rdma_ucm_join_mcast req;
 	} cmd = { .req = { .response = ptr(&resp), .uid = uid, .id = handle,
-			   .addr_size = addr_size(addr), .join_flags = join_flags } };
+			   .addr_size = ucma_addr_size(addr), .join_flags = join_flags } };
 	/* The older command knows full members only. */
 	bool ip = fits_in6(addr) && join_flags == RDMA_MC_JOIN_FLAG_FULLMEMBER;
 	int ret;
@@ -656,7 +593,7 @@ static void event_ud_param(struct ucma_event *e, const struct rdma_ucm_ud_param 
 	memcpy(e->private_data, k->private_data, sizeof(e->private_data));
 	p->private_data = e->private_data;
 	p->private_data_len = k->private_data_len;
-	ah_from_kernel(&p->ah_attr, &k->ah_attr);
+	ibv_copy_ah_attr_from_kern(&p->ah_attr, &k->ah_attr);
 	p->qp_num = k->qp_num;
 	p->qkey = k->qkey;
 }
