@@ -72,7 +72,12 @@ int rdma_join_multicast_ex(struct rdma_cm_id *id, struct rdma_cm_join_mc_attr_ex
 	uint32_t needed = RDMA_CM_JOIN_MC_ATTR_ADDRESS | RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
 	int ret;
 
-	if (!id || !attr || (attr->comp_mask & needed) != needed)
+	if (!id || !attr)
+		return cma_fail(EINVAL);
+	/* Upstream refuses unknown bits before it looks at the known ones. */
+	if (attr->comp_mask >= RDMA_CM_JOIN_MC_ATTR_RESERVED)
+		return cma_fail(ENOTSUP);
+	if ((attr->comp_mask & needed) != needed)
 		return cma_fail(EINVAL);
 	ret = join(cma_id_of(id), attr->addr, attr->join_flags, context);
 	return ret ? cma_fail(ret) : 0;

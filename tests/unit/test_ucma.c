@@ -997,7 +997,10 @@ START_TEST(join_arguments)
 	errno = 0;
 	ck_assert_int_eq(rdma_join_multicast_ex(id, &attr, NULL), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	attr.comp_mask |= RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	attr.comp_mask |= RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS | RDMA_CM_JOIN_MC_ATTR_RESERVED;
+	ck_assert_int_eq(rdma_join_multicast_ex(id, &attr, NULL), -1);
+	ck_assert_int_eq(errno, ENOTSUP);
+	attr.comp_mask &= ~RDMA_CM_JOIN_MC_ATTR_RESERVED;
 	attr.join_flags = RDMA_MC_JOIN_FLAG_RESERVED;
 	ck_assert_int_eq(rdma_join_multicast_ex(id, &attr, NULL), -1);
 	ck_assert_int_eq(rdma_join_multicast(id, NULL, NULL), -1);
