@@ -5,6 +5,7 @@
  * context opened when first needed and shared.  The table is filled on
  * first need and rescanned when the kernel names a GUID it lacks.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 
 #include "internal.h"
@@ -136,6 +137,26 @@ static void put_device(struct cma_device *entry)
 		entry->xrcd = NULL;
 	if (!entry->pd && !entry->xrcd && !ibv_close_device(entry->verbs))
 		entry->verbs = NULL;
+}
+
+int cma_device_xrcd(struct cma_device *dev, struct ibv_xrcd **xrcd)
+{
+	struct ibv_xrcd_init_attr attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	int ret = 0;
+
+	/* table_lock, as put_device() closes it under that lock. */
+	pthread_mutex_lock(&table_lock);
+	if (!dev->xrcd)
+		dev->xrcd = ibv_open_xrcd(dev->verbs, &attr);
+	if (!dev->xrcd)
+		ret = errno ? errno : ENOMEM;
+	*xrcd = dev->xrcd;
+	pthread_mutex_unlock(&table_lock);
+	return ret;
 }
 
 int cma_attach_device(struct cma_id *id, uint64_t guid)

@@ -52,7 +52,7 @@ struct cma_device {
 	int refs;			/* ids attached */
 	uint8_t max_initiator_depth;
 	uint8_t max_responder_resources;
-	struct ibv_xrcd *xrcd;		/* for XRC ids that bring none (qp.c) */
+	struct ibv_xrcd *xrcd;		/* for XRC ids that bring none */
 	/* A DEVICE_REMOVAL event named it, or a rescan no longer found it:
 	 * its context is closed when the last id leaves, so that the kernel
 	 * can finish the removal, and no new id lands on it. */
@@ -130,6 +130,9 @@ int cma_attach_device(struct cma_id *id, uint64_t guid);
  * closes its context. */
 void cma_detach_device(struct cma_id *id);
 void cma_device_removed(struct cma_device *dev);
+/* The device's XRC domain, for XRC ids that bring none: opened on first
+ * need, it lives as long as the device's context. */
+int cma_device_xrcd(struct cma_device *dev, struct ibv_xrcd **xrcd);
 
 /* id.c: a new id on channel (a private one when NULL: a synchronous id). */
 int cma_id_create(struct rdma_event_channel *channel, void *context,

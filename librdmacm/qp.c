@@ -6,7 +6,6 @@
  */
 #include "internal.h"
 
-#include <fcntl.h>
 #include <string.h>
 
 static int channel_fd(const struct cma_id *id)
@@ -122,28 +121,6 @@ static int create_cqs(struct rdma_cm_id *id, uint32_t send_size,
 	return ret;
 }
 
-/* One XRC domain per device serves the ids that bring none; it lives as
- * long as the process, as the device's context does. */
-static int device_xrcd(struct cma_id *id, struct ibv_xrcd **xrcd)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	struct ibv_xrcd_init_attr attr = {
-		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
-		.fd = -1,
-		.oflags = O_CREAT,
-	};
-	int ret = 0;
-
-	pthread_mutex_lock(&lock);
-	if (!id->dev->xrcd)
-		id->dev->xrcd = ibv_open_xrcd(id->id.verbs, &attr);
-	if (!id->dev->xrcd)
-		ret = errno;
-	*xrcd = id->dev->xrcd;
-	pthread_mutex_unlock(&lock);
-	return ret;
-}
-
 static bool has_pd(const struct ibv_qp_init_attr_ex *attr)
 {
 	return (attr->comp_mask & IBV_QP_INIT_ATTR_PD) && attr->pd;
@@ -171,7 +148,7 @@ static int fill_qp_attr(struct cma_id *id, struct ibv_qp_init_attr_ex *attr)
 	if (cm->qp_type == IBV_QPT_XRC_RECV &&
 	    (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)) {
 		attr->comp_mask |= IBV_QP_INIT_ATTR_XRCD;
-		return device_xrcd(id, &attr->xrcd);
+		return cma_device_xrcd(id->dev, &attr->xrcd);
 	}
 	return 0;
 }
@@ -280,7 +257,7 @@ static int fill_srq_attr(struct cma_id *id, struct ibv_srq_init_attr_ex *attr,
 		return 0;
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd) {
 		attr->comp_mask |= IBV_SRQ_INIT_ATTR_XRCD;
-		ret = device_xrcd(id, &attr->xrcd);
+		ret = cma_device_xrcd(id->dev, &attr->xrcd);
 		if (ret)
 			return ret;
 	}
