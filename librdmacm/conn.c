@@ -124,6 +124,22 @@ static enum rdma_cm_event_type connect_completion(const struct cma_id *id)
 	return RDMA_CM_EVENT_CONNECT_RESPONSE;
 }
 
+static uint8_t min_u8(uint8_t a, uint8_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The read/atomic depths the connection uses: the caller's, or these
+ * where it leaves the choice to the library (no param, RDMA_MAX_*). */
+static void set_depths(struct cma_id *id, const struct rdma_conn_param *param,
+		       uint8_t initiator_depth, uint8_t responder_resources)
+{
+	id->initiator_depth = param && param->initiator_depth != RDMA_MAX_INIT_DEPTH ?
+			      param->initiator_depth : initiator_depth;
+	id->responder_resources = param && param->responder_resources != RDMA_MAX_RESP_RES ?
+				  param->responder_resources : responder_resources;
+}
+
 static int connect_id(struct cma_id *id, const struct rdma_conn_param *param)
 {
 	struct rdma_conn_param kparam;
@@ -133,15 +149,8 @@ static int connect_id(struct cma_id *id, const struct rdma_conn_param *param)
 	ret = check_conn_param(id, param);
 	if (ret)
 		return ret;
-	if (param && param->initiator_depth != RDMA_MAX_INIT_DEPTH)
-		id->initiator_depth = param->initiator_depth;
-	else
-		id->initiator_depth = id->dev->max_initiator_depth;
-	if (param && param->responder_resources != RDMA_MAX_RESP_RES)
-		id->responder_resources = param->responder_resources;
-	else
-		id->responder_resources = id->dev->max_responder_resources;
-
+	set_depths(id, param, id->dev->max_initiator_depth,
+		   id->dev->max_responder_resources);
 	kernel_conn_param(id, param, &kparam);
 	local_ece(id, &ece);
 	ret = ucma_connect(channel_fd(id), id->handle, &kparam, &ece);
@@ -160,11 +169,6 @@ int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	return ret ? cma_fail(ret) : 0;
 }
 
-static uint8_t min_u8(uint8_t a, uint8_t b)
-{
-	return a < b ? a : b;
-}
-
 static int accept_id(struct cma_id *id, const struct rdma_conn_param *param)
 {
 	struct rdma_conn_param kparam;
@@ -176,19 +180,11 @@ static int accept_id(struct cma_id *id, const struct rdma_conn_param *param)
 		return ret;
 	if (!id->id.qp && !param)
 		return EINVAL;		/* no QP number to give the peer */
-	/* Without a choice, the request's depths as far as the device
+	/* Left to the library: the request's depths as far as the device
 	 * goes. */
-	if (!param || param->initiator_depth == RDMA_MAX_INIT_DEPTH)
-		id->initiator_depth = min_u8(id->initiator_depth,
-					     id->dev->max_initiator_depth);
-	else
-		id->initiator_depth = param->initiator_depth;
-	if (!param || param->responder_resources == RDMA_MAX_RESP_RES)
-		id->responder_resources = min_u8(id->responder_resources,
-						 id->dev->max_responder_resources);
-	else
-		id->responder_resources = param->responder_resources;
-
+	set_depths(id, param,
+		   min_u8(id->initiator_depth, id->dev->max_initiator_depth),
+		   min_u8(id->responder_resources, id->dev->max_responder_resources));
 	if (!is_ud(id)) {
 		ret = cma_qp_connect(id, id->responder_resources,
 				     id->initiator_depth);
