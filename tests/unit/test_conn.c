@@ -14,32 +14,11 @@
 #include <string.h>
 
 #include "internal.h"
-#include "kernel_cm.h"
+#include "fake_ucm.h"
 #include "unit.h"
 
 /* ------------------------------------------------------------------ */
-/* The fake kernel and a hand-made id                                  */
-
-struct call {
-	struct rdma_ucm_cmd_hdr hdr;
-	uint8_t body[1024];
-};
-
-static struct call calls[4];
-static int ncalls;
-
-static ssize_t fake_write(int fd, const void *buf, size_t len)
-{
-	struct call *c = &calls[ncalls++];
-
-	ck_assert_int_lt(ncalls, 4);
-	ck_assert_int_eq(fd, 42);
-	ck_assert_uint_le(len, sizeof(*c));
-	memcpy(c, buf, len);
-	return (ssize_t)len;
-}
-
-#define REQ(i, type) ((type *)calls[i].body)
+/* A hand-made id over the fake kernel                                 */
 
 static struct rdma_event_channel channel = { .fd = 42 };
 static struct cma_device device = {
@@ -52,9 +31,7 @@ static struct cma_id *id;
 
 static void setup(void)
 {
-	memset(calls, 0, sizeof(calls));
-	ncalls = 0;
-	ucma_sys.write = fake_write;
+	fake_ucm_start(fake_ucm_kernel);
 	id = calloc(1, sizeof(*id));
 	ck_assert_ptr_nonnull(id);
 	id->handle = 7;
@@ -68,6 +45,9 @@ static void setup(void)
 
 static void teardown(void)
 {
+	/* Every command went to the id's channel. */
+	for (int i = 0; i < fake_ucm.ncalls; i++)
+		ck_assert_int_eq(fake_ucm.calls[i].fd, 42);
 	free(id);
 }
 
@@ -92,7 +72,7 @@ START_TEST(connect_without_qp_or_param_is_refused)
 	errno = 0;
 	ck_assert_int_eq(rdma_connect(&id->id, NULL), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(ncalls, 0);
+	ck_assert_int_eq(fake_ucm.ncalls, 0);
 	ck_assert_int_eq(rdma_connect(NULL, NULL), -1);
 	ck_assert_int_eq(errno, EINVAL);
 }
@@ -105,7 +85,7 @@ START_TEST(connect_before_resolution_is_refused)
 	id->dev = NULL;
 	ck_assert_int_eq(rdma_connect(&id->id, &param), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(ncalls, 0);
+	ck_assert_int_eq(fake_ucm.ncalls, 0);
 }
 END_TEST
 
@@ -128,9 +108,9 @@ START_TEST(connect_sends_the_param_with_device_depths)
 
 	ck_assert_int_eq(rdma_set_local_ece(&id->id, &ece), 0);
 	ck_assert_int_eq(rdma_connect(&id->id, &param), 0);
-	ck_assert_int_eq(ncalls, 1);
-	ck_assert_uint_eq(calls[0].hdr.cmd, RDMA_USER_CM_CMD_CONNECT);
-	req = REQ(0, struct rdma_ucm_connect);
+	ck_assert_int_eq(fake_ucm.ncalls, 1);
+	ck_assert_uint_eq(fake_ucm.calls[0].hdr.cmd, RDMA_USER_CM_CMD_CONNECT);
+	req = UCM_REQ(0, struct rdma_ucm_connect);
 	ck_assert_uint_eq(req->id, 7);
 	ck_assert_uint_eq(req->conn_param.valid, 1);
 	ck_assert_uint_eq(req->conn_param.qp_num, 0x123);
@@ -156,12 +136,12 @@ START_TEST(connect_depths_beyond_the_device_are_refused)
 	param = (struct rdma_conn_param){ .responder_resources = 9, .qp_num = 1 };
 	ck_assert_int_eq(rdma_connect(&id->id, &param), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(ncalls, 0);
+	ck_assert_int_eq(fake_ucm.ncalls, 0);
 	/* Within the limits they go as given. */
 	param = (struct rdma_conn_param){ .initiator_depth = 2, .responder_resources = 3 };
 	ck_assert_int_eq(rdma_connect(&id->id, &param), 0);
-	ck_assert_uint_eq(REQ(0, struct rdma_ucm_connect)->conn_param.initiator_depth, 2);
-	ck_assert_uint_eq(REQ(0, struct rdma_ucm_connect)->conn_param.responder_resources, 3);
+	ck_assert_uint_eq(UCM_REQ(0, struct rdma_ucm_connect)->conn_param.initiator_depth, 2);
+	ck_assert_uint_eq(UCM_REQ(0, struct rdma_ucm_connect)->conn_param.responder_resources, 3);
 }
 END_TEST
 
@@ -172,7 +152,7 @@ START_TEST(connect_on_udp_has_no_depth_limits)
 	id->id.ps = RDMA_PS_UDP;
 	id->id.qp_type = IBV_QPT_UD;
 	ck_assert_int_eq(rdma_connect(&id->id, &param), 0);
-	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(fake_ucm.ncalls, 1);
 }
 END_TEST
 
@@ -182,7 +162,7 @@ START_TEST(connect_names_the_managed_qp_with_full_retries)
 
 	id->id.qp = &managed_qp;
 	ck_assert_int_eq(rdma_connect(&id->id, NULL), 0);
-	req = REQ(0, struct rdma_ucm_connect);
+	req = UCM_REQ(0, struct rdma_ucm_connect);
 	ck_assert_uint_eq(req->conn_param.qp_num, 0x77);
 	ck_assert_uint_eq(req->conn_param.srq, 1);
 	ck_assert_uint_eq(req->conn_param.retry_count, 7);
@@ -222,8 +202,8 @@ START_TEST(accept_offers_the_request_within_the_device)
 	ck_assert_uint_eq(ece.vendor_id, 5);
 	ck_assert_uint_eq(ece.options, 6);
 	ck_assert_int_eq(rdma_accept(&id->id, &param), 0);
-	ck_assert_uint_eq(calls[0].hdr.cmd, RDMA_USER_CM_CMD_ACCEPT);
-	req = REQ(0, struct rdma_ucm_accept);
+	ck_assert_uint_eq(fake_ucm.calls[0].hdr.cmd, RDMA_USER_CM_CMD_ACCEPT);
+	req = UCM_REQ(0, struct rdma_ucm_accept);
 	ck_assert_uint_eq(req->id, 7);
 	ck_assert_uint_eq(req->uid, (uintptr_t)id);
 	ck_assert_uint_eq(req->conn_param.valid, 1);
@@ -240,7 +220,7 @@ START_TEST(accept_without_qp_or_param_is_refused)
 	id->id.qp_type = IBV_QPT_UD;
 	ck_assert_int_eq(rdma_accept(&id->id, NULL), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(ncalls, 0);
+	ck_assert_int_eq(fake_ucm.ncalls, 0);
 }
 END_TEST
 
@@ -248,12 +228,12 @@ START_TEST(reject_reasons)
 {
 	ck_assert_int_eq(rdma_reject(&id->id, "no", 2), 0);
 	ck_assert_int_eq(rdma_reject_ece(&id->id, NULL, 5), 0);
-	ck_assert_uint_eq(calls[0].hdr.cmd, RDMA_USER_CM_CMD_REJECT);
-	ck_assert_uint_eq(REQ(0, struct rdma_ucm_reject)->reason, 0);	/* the kernel's consumer-defined */
-	ck_assert_uint_eq(REQ(0, struct rdma_ucm_reject)->private_data_len, 2);
-	ck_assert_mem_eq(REQ(0, struct rdma_ucm_reject)->private_data, "no", 2);
-	ck_assert_uint_eq(REQ(1, struct rdma_ucm_reject)->reason, 35);
-	ck_assert_uint_eq(REQ(1, struct rdma_ucm_reject)->private_data_len, 0);
+	ck_assert_uint_eq(fake_ucm.calls[0].hdr.cmd, RDMA_USER_CM_CMD_REJECT);
+	ck_assert_uint_eq(UCM_REQ(0, struct rdma_ucm_reject)->reason, 0);	/* the kernel's consumer-defined */
+	ck_assert_uint_eq(UCM_REQ(0, struct rdma_ucm_reject)->private_data_len, 2);
+	ck_assert_mem_eq(UCM_REQ(0, struct rdma_ucm_reject)->private_data, "no", 2);
+	ck_assert_uint_eq(UCM_REQ(1, struct rdma_ucm_reject)->reason, 35);
+	ck_assert_uint_eq(UCM_REQ(1, struct rdma_ucm_reject)->private_data_len, 0);
 }
 END_TEST
 
@@ -263,12 +243,12 @@ END_TEST
 START_TEST(establish_sends_an_accept_without_param)
 {
 	ck_assert_int_eq(rdma_establish(&id->id), 0);
-	ck_assert_uint_eq(calls[0].hdr.cmd, RDMA_USER_CM_CMD_ACCEPT);
-	ck_assert_uint_eq(REQ(0, struct rdma_ucm_accept)->conn_param.valid, 0);
+	ck_assert_uint_eq(fake_ucm.calls[0].hdr.cmd, RDMA_USER_CM_CMD_ACCEPT);
+	ck_assert_uint_eq(UCM_REQ(0, struct rdma_ucm_accept)->conn_param.valid, 0);
 	id->id.qp = &managed_qp;
 	ck_assert_int_eq(rdma_establish(&id->id), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(fake_ucm.ncalls, 1);
 }
 END_TEST
 
@@ -282,7 +262,7 @@ START_TEST(connect_response_without_qp_is_the_users)
 	ck_assert_int_eq(cma_conn_event(&evt), 0);
 	ck_assert_int_eq(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
 	ck_assert_uint_eq(id->remote_ece.vendor_id, 3);
-	ck_assert_int_eq(ncalls, 0);
+	ck_assert_int_eq(fake_ucm.ncalls, 0);
 }
 END_TEST
 
@@ -334,7 +314,7 @@ START_TEST(bind_refuses_unknown_families_before_the_kernel)
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_int_eq(rdma_resolve_addr(&id->id, NULL, NULL, 100), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	ck_assert_int_eq(ncalls, 0);
+	ck_assert_int_eq(fake_ucm.ncalls, 0);
 }
 END_TEST
 
