@@ -99,6 +99,7 @@ struct cma_multicast {
 	struct sockaddr_storage addr;
 	union ibv_gid mgid;
 	uint16_t mlid;
+	bool attached;			/* the owner's QP, to mgid/mlid */
 };
 
 /* An event handed to the user: rdma_ack_cm_event() frees it. */

@@ -93,15 +93,23 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *cont
 	return ret ? cma_fail(ret) : 0;
 }
 
-static struct cma_multicast *find_mc(struct cma_id *id, const struct sockaddr *addr)
+/* Finds the join of addr and takes it off the id's list in one step:
+ * two threads leaving the same group must not both have it. */
+static struct cma_multicast *take_mc(struct cma_id *id, const struct sockaddr *addr)
 {
 	socklen_t len = ucma_addr_size(addr);
-	struct cma_multicast *mc;
+	struct cma_multicast **p, *mc = NULL;
 
+	if (!len)
+		return NULL;
 	pthread_mutex_lock(&id->lock);
-	for (mc = id->mc_list; mc; mc = mc->next)
-		if (len && !memcmp(&mc->addr, addr, len))
+	for (p = &id->mc_list; *p; p = &(*p)->next) {
+		if (!memcmp(&(*p)->addr, addr, len)) {
+			mc = *p;
+			*p = mc->next;
 			break;
+		}
+	}
 	pthread_mutex_unlock(&id->lock);
 	return mc;
 }
@@ -112,12 +120,9 @@ static int leave(struct cma_id *id, const struct sockaddr *addr)
 	uint32_t reported;
 	int ret;
 
-	mc = addr ? find_mc(id, addr) : NULL;
+	mc = take_mc(id, addr);
 	if (!mc)
 		return EADDRNOTAVAIL;
-	unlink_mc(id, mc);
-	if (attaches_qp(mc))
-		ibv_detach_mcast(id->id.qp, &mc->mgid, mc->mlid);
 	ret = ucma_leave_mcast(id->id.channel->fd, mc->handle, &reported);
 	if (!ret) {
 		pthread_mutex_lock(&id->lock);
@@ -125,6 +130,11 @@ static int leave(struct cma_id *id, const struct sockaddr *addr)
 			pthread_cond_wait(&mc->cond, &id->lock);
 		pthread_mutex_unlock(&id->lock);
 	}
+	/* Only now: a join event another thread is still processing
+	 * attaches the QP before it is acked, and would undo an earlier
+	 * detach. */
+	if (mc->attached && attaches_qp(mc))
+		ibv_detach_mcast(id->id.qp, &mc->mgid, mc->mlid);
 	free_mc(mc);
 	return ret;
 }
@@ -143,6 +153,7 @@ int cma_mcast_event(struct cma_event *evt)
 {
 	struct cma_multicast *mc = evt->mc;
 	struct rdma_ud_param *ud = &evt->event.param.ud;
+	int ret;
 
 	/* The user's context of the join, where upstream puts it. */
 	ud->private_data = mc->context;
@@ -152,7 +163,9 @@ int cma_mcast_event(struct cma_event *evt)
 	mc->mlid = ud->ah_attr.dlid;
 	if (!attaches_qp(mc))
 		return 0;
-	return ibv_attach_mcast(mc->owner->id.qp, &mc->mgid, mc->mlid);
+	ret = ibv_attach_mcast(mc->owner->id.qp, &mc->mgid, mc->mlid);
+	mc->attached = !ret;
+	return ret;
 }
 
 void cma_mcast_free_all(struct cma_id *id)

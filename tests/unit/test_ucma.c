@@ -873,6 +873,76 @@ START_TEST(multicast_events_carry_the_join_context)
 }
 END_TEST
 
+/* The QP's multicast attachments, in order: 'a'ttach, 'd'etach. */
+static char qp_history[8];
+
+int __wrap_ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+int __wrap_ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp, (void)gid, (void)lid;
+	strcat(qp_history, "a");
+	return 0;
+}
+
+int __wrap_ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid);
+int __wrap_ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+{
+	(void)qp, (void)gid, (void)lid;
+	strcat(qp_history, "d");
+	return 0;
+}
+
+static struct rdma_cm_id *leaving_id;
+static struct sockaddr_in leaving_group;
+static pthread_t leaver;
+static _Atomic bool leave_sent;
+
+static void *leave_group(void *arg)
+{
+	(void)arg;
+	ck_assert_int_eq(rdma_leave_multicast(leaving_id, (struct sockaddr *)&leaving_group), 0);
+	return NULL;
+}
+
+/* Once the join's event is read, another thread leaves the group, up
+ * to the kernel's leave, before the reader goes on with the event. */
+static int leave_while_reading(uint32_t cmd, void *body)
+{
+	int ret = fake_ucm_kernel(cmd, body);
+
+	if (cmd == RDMA_USER_CM_CMD_LEAVE_MCAST)
+		leave_sent = true;
+	if (cmd == RDMA_USER_CM_CMD_GET_EVENT && !ret) {
+		ck_assert_int_eq(pthread_create(&leaver, NULL, leave_group, NULL), 0);
+		while (!leave_sent)
+			usleep(1000);
+	}
+	return ret;
+}
+
+START_TEST(leave_during_the_join_event_detaches_last)
+{
+	static struct ibv_qp qp;
+	struct rdma_cm_event *ev;
+
+	leaving_group = ip4("239.1.1.2", 0);
+	ck_assert_int_eq(rdma_create_id(&channel, &leaving_id, NULL, RDMA_PS_UDP), 0);
+	leaving_id->qp = &qp;
+	ck_assert_int_eq(rdma_join_multicast(leaving_id, (struct sockaddr *)&leaving_group, NULL), 0);
+	fake_ucm_queue_event(fake_ucm.join_uid, 40, RDMA_CM_EVENT_MULTICAST_JOIN);
+	fake_ucm.events_reported = 1;
+	fake_ucm.answer = leave_while_reading;
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), 0);
+	ck_assert_int_eq(ev->event, RDMA_CM_EVENT_MULTICAST_JOIN);
+	rdma_ack_cm_event(ev);
+	pthread_join(leaver, NULL);
+	/* Detached before the reader attached, the QP would stay a member. */
+	ck_assert_str_eq(qp_history, "ad");
+	leaving_id->qp = NULL;
+	ck_assert_int_eq(rdma_destroy_id(leaving_id), 0);
+}
+END_TEST
+
 START_TEST(join_arguments)
 {
 	struct sockaddr_in group = ip4("239.1.1.1", 0);
@@ -939,6 +1009,7 @@ int main(void)
 	tcase_add_test(lib, request_that_cannot_be_set_up_is_skipped);
 	tcase_add_test(lib, request_brings_a_new_id);
 	tcase_add_test(lib, multicast_events_carry_the_join_context);
+	tcase_add_test(lib, leave_during_the_join_event_detaches_last);
 	tcase_add_test(lib, join_arguments);
 	tcase_add_test(lib, event_names);
 	tcase_add_test(ids, create_id_encoding);
