@@ -11,13 +11,6 @@
 #include <string.h>
 #include <netinet/in.h>
 
-/* How much of addr a command carries; 0 for what no command takes. */
-static void copy_sockaddr(struct sockaddr_storage *dst,
-			  const struct sockaddr_storage *src)
-{
-	memcpy(dst, src, sizeof(*dst));
-}
-
 int cma_query_addr(struct cma_id *id)
 {
 	struct rdma_cm_id *cm = &id->id;
@@ -28,8 +21,8 @@ int cma_query_addr(struct cma_id *id)
 	ret = ucma_query_addr(cm->channel->fd, id->handle, &addr);
 	if (ret)
 		return ret;
-	copy_sockaddr(&cm->route.addr.src_storage, &addr.src);
-	copy_sockaddr(&cm->route.addr.dst_storage, &addr.dst);
+	cm->route.addr.src_storage = addr.src;
+	cm->route.addr.dst_storage = addr.dst;
 	if (!addr.node_guid)
 		return 0;	/* bound to an address no device owns yet */
 	if (!id->dev) {

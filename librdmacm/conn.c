@@ -32,21 +32,11 @@ static bool is_iwarp(const struct cma_id *id)
 	return id->id.verbs->device->transport_type == IBV_TRANSPORT_IWARP;
 }
 
-static uint64_t cma_uid(struct cma_id *id)
-{
-	return (uintptr_t)id;
-}
-
-static int channel_fd(const struct cma_id *id)
-{
-	return id->id.channel->fd;
-}
-
 static int listen_id(struct cma_id *id, int backlog)
 {
 	int ret;
 
-	ret = ucma_listen(channel_fd(id), id->handle, backlog);
+	ret = ucma_listen(id->id.channel->fd, id->handle, backlog);
 	if (ret)
 		return ret;
 	/* Listening on a wildcard address binds a port. */
@@ -153,7 +143,7 @@ static int connect_id(struct cma_id *id, const struct rdma_conn_param *param)
 		   id->dev->max_responder_resources);
 	kernel_conn_param(id, param, &kparam);
 	local_ece(id, &ece);
-	ret = ucma_connect(channel_fd(id), id->handle, &kparam, &ece);
+	ret = ucma_connect(id->id.channel->fd, id->handle, &kparam, &ece);
 	if (ret)
 		return ret;
 	return id->sync ? cma_sync_wait(id, connect_completion(id)) : 0;
@@ -193,7 +183,7 @@ static int accept_id(struct cma_id *id, const struct rdma_conn_param *param)
 	}
 	kernel_conn_param(id, param, &kparam);
 	local_ece(id, &ece);
-	ret = ucma_accept(channel_fd(id), id->handle, cma_uid(id), &kparam, &ece);
+	ret = ucma_accept(id->id.channel->fd, id->handle, cma_id_uid(id), &kparam, &ece);
 	if (ret) {
 		cma_modify_qp(id, IBV_QPS_ERR);
 		return ret;
@@ -222,7 +212,7 @@ static int reject(struct rdma_cm_id *id, const void *private_data,
 	if (!id)
 		return cma_fail(EINVAL);
 	cid = cma_id_of(id);
-	ret = ucma_reject(channel_fd(cid), cid->handle, private_data,
+	ret = ucma_reject(cid->id.channel->fd, cid->handle, private_data,
 			  private_data ? private_data_len : 0, reason);
 	return ret ? cma_fail(ret) : 0;
 }
@@ -250,7 +240,7 @@ static int disconnect_id(struct cma_id *id)
 	ret = cma_modify_qp(id, is_iwarp(id) ? IBV_QPS_SQD : IBV_QPS_ERR);
 	if (ret)
 		return ret;
-	ret = ucma_disconnect(channel_fd(id), id->handle);
+	ret = ucma_disconnect(id->id.channel->fd, id->handle);
 	if (ret)
 		return ret;
 	return id->sync ? cma_sync_wait(id, RDMA_CM_EVENT_DISCONNECTED) : 0;
@@ -274,7 +264,7 @@ int rdma_notify(struct rdma_cm_id *id, enum ibv_event_type event)
 	if (!id)
 		return cma_fail(EINVAL);
 	cid = cma_id_of(id);
-	ret = ucma_notify(channel_fd(cid), cid->handle, event);
+	ret = ucma_notify(cid->id.channel->fd, cid->handle, event);
 	return ret ? cma_fail(ret) : 0;
 }
 
@@ -286,7 +276,7 @@ static int complete_connect(struct cma_id *id)
 
 	ret = cma_qp_connect(id, RDMA_MAX_RESP_RES, RDMA_MAX_INIT_DEPTH);
 	if (!ret)
-		ret = ucma_accept(channel_fd(id), id->handle, cma_uid(id),
+		ret = ucma_accept(id->id.channel->fd, id->handle, cma_id_uid(id),
 				  NULL, NULL);
 	if (ret)
 		cma_modify_qp(id, IBV_QPS_ERR);

@@ -55,7 +55,7 @@ int cma_id_create(struct rdma_event_channel *channel, void *context,
 	id = id_alloc(channel, context, ps, qp_type);
 	if (!id)
 		return errno;
-	ret = ucma_create_id(id->id.channel->fd, (uintptr_t)id, ps, qp_type, &id->handle);
+	ret = ucma_create_id(id->id.channel->fd, cma_id_uid(id), ps, qp_type, &id->handle);
 	if (ret) {
 		cma_id_free(id);
 		return ret;

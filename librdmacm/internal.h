@@ -88,6 +88,12 @@ static inline struct cma_id *cma_id_of(struct rdma_cm_id *id)
 	return container_of(id, struct cma_id, id);
 }
 
+/* The kernel's uid of an id, which its events carry back: its address. */
+static inline uint64_t cma_id_uid(const struct cma_id *id)
+{
+	return (uintptr_t)id;
+}
+
 struct cma_multicast {
 	struct cma_multicast *next;
 	struct cma_id *owner;

@@ -8,11 +8,6 @@
 
 #include <string.h>
 
-static int channel_fd(const struct cma_id *id)
-{
-	return id->id.channel->fd;
-}
-
 /* Moves qp to state with the kernel's attributes for the id; rd_atomic
  * replaces the kernel's read/atomic depth for RTR (responder resources)
  * or RTS (initiator depth) unless it is RDMA_MAX_RESP_RES/_INIT_DEPTH. */
@@ -22,7 +17,7 @@ static int modify_qp_as_cm(struct cma_id *id, struct ibv_qp *qp,
 	struct ibv_qp_attr attr;
 	int mask, ret;
 
-	ret = ucma_init_qp_attr(channel_fd(id), id->handle, state, &attr, &mask);
+	ret = ucma_init_qp_attr(id->id.channel->fd, id->handle, state, &attr, &mask);
 	if (ret)
 		return ret;
 	if (state == IBV_QPS_RTR && rd_atomic != RDMA_MAX_RESP_RES)
@@ -353,7 +348,7 @@ int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr,
 	if (!id || !qp_attr || !qp_attr_mask)
 		return cma_fail(EINVAL);
 	cid = cma_id_of(id);
-	ret = ucma_init_qp_attr(channel_fd(cid), cid->handle, qp_attr->qp_state,
+	ret = ucma_init_qp_attr(cid->id.channel->fd, cid->handle, qp_attr->qp_state,
 				qp_attr, qp_attr_mask);
 	return ret ? cma_fail(ret) : 0;
 }
