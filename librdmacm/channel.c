@@ -106,44 +106,45 @@ static int chardev_by_sysfs(struct chardev *cdev)
 	return 0;
 }
 
-/* An open fd on the rdma_cm device: else -1 with errno. */
-static int open_chardev(void)
+/* Opens the rdma_cm device: *fd, or a positive errno. */
+static int open_chardev(int *fd)
 {
 	struct chardev cdev = {};
 	char path[64];
 	struct stat st;
-	int fd, err;
+	int err;
 
 	err = chardev_by_netlink(&cdev);
 	if (err)
 		err = chardev_by_sysfs(&cdev);
 	if (err)
-		return cma_fail(err);
+		return err;
 	if (cdev.abi < ABI_MIN || cdev.abi > ABI_MAX)
-		return cma_fail(ENOSYS);
+		return ENOSYS;
 	snprintf(path, sizeof(path), "/dev/infiniband/%s", cdev.name);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
+	*fd = open(path, O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return errno;
 	/* A node that is not the device the kernel named is someone else's. */
-	if (cdev.devnum && (fstat(fd, &st) || st.st_rdev != cdev.devnum)) {
-		close(fd);
-		return cma_fail(ENODEV);
+	if (cdev.devnum && (fstat(*fd, &st) || st.st_rdev != cdev.devnum)) {
+		close(*fd);
+		return ENODEV;
 	}
-	return fd;
+	return 0;
 }
 
 struct rdma_event_channel *rdma_create_event_channel(void)
 {
 	struct rdma_event_channel *channel;
+	int ret;
 
 	channel = malloc(sizeof(*channel));
 	if (!channel)
-		return NULL;
-	channel->fd = open_chardev();
-	if (channel->fd < 0) {
+		return cma_fail_null(ENOMEM);
+	ret = open_chardev(&channel->fd);
+	if (ret) {
 		free(channel);
-		return NULL;
+		return cma_fail_null(ret);
 	}
 	return channel;
 }

@@ -9,19 +9,20 @@
 
 #include "internal.h"
 
-static struct cma_id *id_alloc(struct rdma_event_channel *channel, void *context,
-			       enum rdma_port_space ps, enum ibv_qp_type qp_type)
+static int id_alloc(struct rdma_event_channel *channel, void *context,
+		    enum rdma_port_space ps, enum ibv_qp_type qp_type,
+		    struct cma_id **out)
 {
 	struct cma_id *id;
 
 	id = calloc(1, sizeof(*id));
 	if (!id)
-		return NULL;
+		return ENOMEM;
 	if (!channel) {
 		channel = rdma_create_event_channel();
 		if (!channel) {
 			free(id);
-			return NULL;
+			return errno;
 		}
 		id->sync = true;
 	}
@@ -31,7 +32,8 @@ static struct cma_id *id_alloc(struct rdma_event_channel *channel, void *context
 	id->id.qp_type = qp_type;
 	pthread_mutex_init(&id->lock, NULL);
 	pthread_cond_init(&id->cond, NULL);
-	return id;
+	*out = id;
+	return 0;
 }
 
 void cma_id_free(struct cma_id *id)
@@ -52,9 +54,9 @@ int cma_id_create(struct rdma_event_channel *channel, void *context,
 	struct cma_id *id;
 	int ret;
 
-	id = id_alloc(channel, context, ps, qp_type);
-	if (!id)
-		return errno;
+	ret = id_alloc(channel, context, ps, qp_type, &id);
+	if (ret)
+		return ret;
 	ret = ucma_create_id(id->id.channel->fd, cma_id_uid(id), ps, qp_type, &id->handle);
 	if (ret) {
 		cma_id_free(id);
@@ -105,9 +107,10 @@ int cma_id_from_request(struct cma_id *listen, uint32_t handle, struct cma_id **
 	struct cma_id *id;
 	int ret;
 
-	id = id_alloc(listen->id.channel, listen->id.context, listen->id.ps, listen->id.qp_type);
-	if (!id)
-		return errno;
+	ret = id_alloc(listen->id.channel, listen->id.context, listen->id.ps,
+		       listen->id.qp_type, &id);
+	if (ret)
+		return ret;
 	id->handle = handle;
 	id->listen = listen;
 	if (listen->sync) {
