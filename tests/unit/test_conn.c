@@ -171,16 +171,23 @@ START_TEST(connect_names_the_managed_qp_with_full_retries)
 }
 END_TEST
 
+/* An event as event.c hands it to cma_conn_event(): for the test's id. */
+static struct cma_event event_on_id(enum rdma_cm_event_type type)
+{
+	return (struct cma_event){
+		.id = id,
+		.event = { .id = &id->id, .event = type },
+	};
+}
+
 /* ------------------------------------------------------------------ */
 /* The passive side                                                    */
 
 /* A connection request as event.c hands it on: for the new id. */
 static void deliver_request(uint8_t initiator_depth, uint8_t responder_resources)
 {
-	struct cma_event evt = { .id = id };
+	struct cma_event evt = event_on_id(RDMA_CM_EVENT_CONNECT_REQUEST);
 
-	evt.event.id = &id->id;
-	evt.event.event = RDMA_CM_EVENT_CONNECT_REQUEST;
 	evt.event.param.conn.initiator_depth = initiator_depth;
 	evt.event.param.conn.responder_resources = responder_resources;
 	evt.kernel.ece = (struct ibv_ece){ .vendor_id = 5, .options = 6 };
@@ -254,10 +261,8 @@ END_TEST
 
 START_TEST(connect_response_without_qp_is_the_users)
 {
-	struct cma_event evt = { .id = id };
+	struct cma_event evt = event_on_id(RDMA_CM_EVENT_CONNECT_RESPONSE);
 
-	evt.event.id = &id->id;
-	evt.event.event = RDMA_CM_EVENT_CONNECT_RESPONSE;
 	evt.kernel.ece = (struct ibv_ece){ .vendor_id = 3, .options = 4 };
 	ck_assert_int_eq(cma_conn_event(&evt), 0);
 	ck_assert_int_eq(evt.event.event, RDMA_CM_EVENT_CONNECT_RESPONSE);
@@ -268,10 +273,8 @@ END_TEST
 
 START_TEST(events_after_a_connect_error_are_dropped)
 {
-	struct cma_event evt = { .id = id };
+	struct cma_event evt = event_on_id(RDMA_CM_EVENT_DISCONNECTED);
 
-	evt.event.id = &id->id;
-	evt.event.event = RDMA_CM_EVENT_DISCONNECTED;
 	ck_assert_int_eq(cma_conn_event(&evt), 0);
 	id->connect_error = true;
 	ck_assert_int_eq(cma_conn_event(&evt), ECANCELED);
