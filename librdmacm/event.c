@@ -67,36 +67,33 @@ static int new_connection(struct cma_event *evt)
 	return ret;
 }
 
+/* What the library could not finish for an event the user sees as its
+ * error form, with the reason. */
+static void fail_as(struct rdma_cm_event *e, int err, enum rdma_cm_event_type error)
+{
+	if (err) {
+		e->event = error;
+		e->status = -err;
+	}
+}
+
 /* 0: evt is ready for the user; else it is dropped. */
 static int process(struct cma_event *evt)
 {
 	struct rdma_cm_event *e = &evt->event;
-	int ret;
 
 	switch (e->event) {
 	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		ret = cma_query_addr(evt->id);
-		if (ret) {
-			e->event = RDMA_CM_EVENT_ADDR_ERROR;
-			e->status = -ret;
-		}
+		fail_as(e, cma_query_addr(evt->id), RDMA_CM_EVENT_ADDR_ERROR);
 		return 0;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = cma_query_route(evt->id);
-		if (ret) {
-			e->event = RDMA_CM_EVENT_ROUTE_ERROR;
-			e->status = -ret;
-		}
+		fail_as(e, cma_query_route(evt->id), RDMA_CM_EVENT_ROUTE_ERROR);
 		return 0;
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
 		return new_connection(evt);
 	case RDMA_CM_EVENT_MULTICAST_JOIN:
 	case RDMA_CM_EVENT_MULTICAST_ERROR:
-		ret = cma_mcast_event(evt);
-		if (ret) {
-			e->event = RDMA_CM_EVENT_MULTICAST_ERROR;
-			e->status = -ret;
-		}
+		fail_as(e, cma_mcast_event(evt), RDMA_CM_EVENT_MULTICAST_ERROR);
 		return 0;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		if (evt->id->dev)
