@@ -116,9 +116,26 @@ static int create_cqs(struct rdma_cm_id *id, uint32_t send_size,
 	return ret;
 }
 
-static bool has_pd(const struct ibv_qp_init_attr_ex *attr)
+/* What a QP or SRQ gets when its attributes name no PD or XRC domain
+ * (the comp_mask bit unset, or NULL): the id's PD, the device's domain.
+ * A PD of another device is refused. */
+static int default_pd(const struct rdma_cm_id *cm, uint32_t *comp_mask, uint32_t pd_bit,
+		      struct ibv_pd **pd)
 {
-	return (attr->comp_mask & IBV_QP_INIT_ATTR_PD) && attr->pd;
+	if (!(*comp_mask & pd_bit) || !*pd) {
+		*comp_mask |= pd_bit;
+		*pd = cm->pd;
+	}
+	return *pd && (*pd)->context == cm->verbs ? 0 : EINVAL;
+}
+
+static int default_xrcd(struct cma_id *id, uint32_t *comp_mask, uint32_t xrcd_bit,
+			struct ibv_xrcd **xrcd)
+{
+	if ((*comp_mask & xrcd_bit) && *xrcd)
+		return 0;
+	*comp_mask |= xrcd_bit;
+	return cma_device_xrcd(id->dev, xrcd);
 }
 
 /* A CQ of the caller's may not replace one the library already gave the
@@ -133,19 +150,16 @@ static bool cqs_conflict(const struct rdma_cm_id *id,
 static int fill_qp_attr(struct cma_id *id, struct ibv_qp_init_attr_ex *attr)
 {
 	struct rdma_cm_id *cm = &id->id;
+	int ret;
 
-	if (!has_pd(attr)) {
-		attr->comp_mask |= IBV_QP_INIT_ATTR_PD;
-		attr->pd = cm->pd;
-	}
-	if (!attr->pd || attr->pd->context != cm->verbs || cqs_conflict(cm, attr))
+	ret = default_pd(cm, &attr->comp_mask, IBV_QP_INIT_ATTR_PD, &attr->pd);
+	if (ret)
+		return ret;
+	if (cqs_conflict(cm, attr))
 		return EINVAL;
-	if (cm->qp_type == IBV_QPT_XRC_RECV &&
-	    (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd)) {
-		attr->comp_mask |= IBV_QP_INIT_ATTR_XRCD;
-		return cma_device_xrcd(id->dev, &attr->xrcd);
-	}
-	return 0;
+	if (cm->qp_type != IBV_QPT_XRC_RECV)
+		return 0;
+	return default_xrcd(id, &attr->comp_mask, IBV_QP_INIT_ATTR_XRCD, &attr->xrcd);
 }
 
 static int create_qp(struct cma_id *id, struct ibv_qp_init_attr_ex *attr)
@@ -242,20 +256,12 @@ static int fill_srq_attr(struct cma_id *id, struct ibv_srq_init_attr_ex *attr,
 
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE))
 		return EINVAL;
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd) {
-		attr->comp_mask |= IBV_SRQ_INIT_ATTR_PD;
-		attr->pd = cm->pd;
-	}
-	if (!attr->pd || attr->pd->context != cm->verbs)
-		return EINVAL;
-	if (attr->srq_type != IBV_SRQT_XRC)
-		return 0;
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) || !attr->xrcd) {
-		attr->comp_mask |= IBV_SRQ_INIT_ATTR_XRCD;
-		ret = cma_device_xrcd(id->dev, &attr->xrcd);
-		if (ret)
-			return ret;
-	}
+	ret = default_pd(cm, &attr->comp_mask, IBV_SRQ_INIT_ATTR_PD, &attr->pd);
+	if (ret || attr->srq_type != IBV_SRQT_XRC)
+		return ret;
+	ret = default_xrcd(id, &attr->comp_mask, IBV_SRQ_INIT_ATTR_XRCD, &attr->xrcd);
+	if (ret)
+		return ret;
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) || !attr->cq) {
 		attr->comp_mask |= IBV_SRQ_INIT_ATTR_CQ;
 		if (!cm->recv_cq) {
@@ -276,7 +282,7 @@ static int create_srq(struct cma_id *id, struct ibv_srq_init_attr_ex *attr)
 	struct ibv_srq *srq;
 	int ret;
 
-	if (cm->srq || !cm->verbs)
+	if (cm->srq || !id->dev)
 		return EINVAL;
 	ret = fill_srq_attr(id, attr, &own_cq);
 	if (ret)
