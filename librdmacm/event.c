@@ -13,7 +13,7 @@
 
 static bool uid_is_ud(uint64_t uid)
 {
-	return ((struct cma_id *)(uintptr_t)uid)->id.qp_type == IBV_QPT_UD;
+	return cma_id_by_uid(uid)->id.qp_type == IBV_QPT_UD;
 }
 
 static void complete_event(struct cma_event *evt)
@@ -127,7 +127,7 @@ static int read_event(struct rdma_event_channel *channel, struct cma_event **out
 		evt->mc = (struct cma_multicast *)(uintptr_t)k->uid;
 		evt->id = evt->mc->owner;
 	} else {
-		evt->id = (struct cma_id *)(uintptr_t)k->uid;
+		evt->id = cma_id_by_uid(k->uid);
 	}
 	evt->event.id = &evt->id->id;
 	evt->event.event = k->type;

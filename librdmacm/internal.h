@@ -94,6 +94,11 @@ static inline uint64_t cma_id_uid(const struct cma_id *id)
 	return (uintptr_t)id;
 }
 
+static inline struct cma_id *cma_id_by_uid(uint64_t uid)
+{
+	return (struct cma_id *)(uintptr_t)uid;
+}
+
 struct cma_multicast {
 	struct cma_multicast *next;
 	struct cma_id *owner;
