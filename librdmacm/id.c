@@ -21,8 +21,10 @@ static int id_alloc(struct rdma_event_channel *channel, void *context,
 	if (!channel) {
 		channel = rdma_create_event_channel();
 		if (!channel) {
+			int err = errno;
+
 			free(id);
-			return errno;
+			return err;
 		}
 		id->sync = true;
 	}
