@@ -138,6 +138,9 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 	struct rdma_event_channel *channel;
 	int ret;
 
+	ret = cma_need_device();
+	if (ret)
+		return cma_fail_null(ret);
 	channel = malloc(sizeof(*channel));
 	if (!channel)
 		return cma_fail_null(ENOMEM);

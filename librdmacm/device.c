@@ -159,6 +159,19 @@ int cma_device_xrcd(struct cma_device *dev, struct ibv_xrcd **xrcd)
 	return ret;
 }
 
+int cma_need_device(void)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&table_lock);
+	if (!table_len)
+		ret = rescan();
+	if (!ret && !table_len)
+		ret = ENODEV;
+	pthread_mutex_unlock(&table_lock);
+	return ret;
+}
+
 int cma_attach_device(struct cma_id *id, uint64_t guid)
 {
 	struct cma_device *entry;

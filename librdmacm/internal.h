@@ -142,6 +142,9 @@ int cma_attach_device(struct cma_id *id, uint64_t guid);
  * closes its context. */
 void cma_detach_device(struct cma_id *id);
 void cma_device_removed(struct cma_device *dev);
+/* 0 once libibverbs has listed an RDMA device (scanning until it has:
+ * upstream's channels need one, and it does not look again either). */
+int cma_need_device(void);
 /* The device's XRC domain, for XRC ids that bring none: opened on first
  * need, it lives as long as the device's context. */
 int cma_device_xrcd(struct cma_device *dev, struct ibv_xrcd **xrcd);

@@ -4,7 +4,7 @@
  * talks to an ibacm service.  The expectations are upstream rdma-core 44's
  * answers to the same calls, measured with a probe program (numeric hosts
  * only, so no name service is needed) and with a fake ibacm capturing its
- * requests.  The device check is answered by a wrapped
+ * requests.  The device checks are answered by a wrapped
  * ibv_get_device_list(); ibacm here is a thread on a unix socket, or on a
  * loopback TCP port named by a port file.
  */
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 #include <infiniband/ib.h>
@@ -41,6 +42,14 @@ struct ibv_device **__wrap_ibv_get_device_list(int *num)
 void __wrap_ibv_free_device_list(struct ibv_device **list)
 {
 	ck_assert_ptr_eq(list, fake_list);
+}
+
+/* The fake device is no libibverbs device: the table asks its GUID here. */
+__be64 __wrap_ibv_get_device_guid(struct ibv_device *device);
+__be64 __wrap_ibv_get_device_guid(struct ibv_device *device)
+{
+	ck_assert_ptr_eq(device, &fake_list[1]);
+	return htobe64(0x1122);
 }
 
 /* ------------------------------------------------------------------ */
@@ -410,6 +419,51 @@ START_TEST(bad_arguments_and_no_devices)
 }
 END_TEST
 
+START_TEST(event_channel_needs_a_device)
+{
+	char root[] = "/tmp/unit-addrinfo.XXXXXX", path[128];
+	const char *const dirs[] = { "class", "class/misc", "class/misc/rdma_cm" };
+	struct rdma_event_channel *channel;
+	FILE *f;
+
+	/* A sysfs that offers rdma_cm: only the device check can refuse. */
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+	}
+	snprintf(path, sizeof(path), "%s/class/misc/rdma_cm/abi_version", root);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("4\n", f);
+	fclose(f);
+	setenv("SYSFS_PATH", root, 1);
+
+	/* Upstream's answer with rdma_cm loaded and no device (measured in
+	 * the guest after deleting rxe0 and siw0). */
+	fake_ndevices = 0;
+	errno = 0;
+	ck_assert_ptr_null(rdma_create_event_channel());
+	ck_assert_int_eq(errno, ENODEV);
+	/* With a device it goes on to the character device: this host's
+	 * answer, whatever it is, is not the missing device's. */
+	fake_ndevices = 1;
+	errno = 0;
+	channel = rdma_create_event_channel();
+	if (channel)
+		rdma_destroy_event_channel(channel);
+	else
+		ck_assert_int_ne(errno, ENODEV);
+
+	unlink(path);
+	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		rmdir(path);
+	}
+	rmdir(root);
+}
+END_TEST
+
 START_TEST(services_by_name)
 {
 	/* getservbyname()'s answer lives only until its next call. */
@@ -667,6 +721,7 @@ int main(void)
 	tcase_add_loop_test(names, qp_type_and_port_space, 0, sizeof(kinds) / sizeof(kinds[0]));
 	tcase_add_test(names, resolver_errors_are_eai_codes);
 	tcase_add_test(names, bad_arguments_and_no_devices);
+	tcase_add_test(names, event_channel_needs_a_device);
 	tcase_add_test(names, services_by_name);
 	tcase_add_test(names, hints_alone_are_the_answer);
 	tcase_add_test(names, hinted_source_joins_a_resolved_destination);
