@@ -14,8 +14,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* Built with -fvisibility=hidden: what the public headers declare gets
+ * default visibility, and the version script generated from ABI.symvers
+ * decides what is really exported.  Include this file first. */
+#pragma GCC visibility push(default)
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <rdma/rdma_verbs.h>
+#pragma GCC visibility pop
 
 #include "ucma.h"
 
@@ -41,11 +47,16 @@ struct cma_device {
 	struct ibv_device *dev;
 	uint64_t guid;			/* network order */
 	struct ibv_context *verbs;	/* NULL until first used */
-	struct ibv_pd *pd;		/* the default PD of ids that bring none */
+	struct ibv_pd *pd;		/* every attached id's default PD */
 	int pd_refs;
+	int refs;			/* ids attached */
 	uint8_t max_initiator_depth;
 	uint8_t max_responder_resources;
-	bool removed;			/* a DEVICE_REMOVAL event named it */
+	struct ibv_xrcd *xrcd;		/* for XRC ids that bring none (qp.c) */
+	/* A DEVICE_REMOVAL event named it, or a rescan no longer found it:
+	 * its context is closed when the last id leaves, so that the kernel
+	 * can finish the removal, and no new id lands on it. */
+	bool removed;
 };
 
 struct cma_multicast;
@@ -66,6 +77,10 @@ struct cma_id {
 	struct ibv_ece remote_ece;
 	struct cma_multicast *mc_list;
 	struct cma_id *listen;		/* the listener a request came on */
+	/* rdma_create_ep() on a passive id: the QP rdma_get_request() gives
+	 * each new connection (with id.pd). */
+	bool has_request_qp;
+	struct ibv_qp_init_attr request_qp_attr;
 };
 
 static inline struct cma_id *cma_id_of(struct rdma_cm_id *id)
@@ -89,6 +104,8 @@ struct cma_multicast {
 /* An event handed to the user: rdma_ack_cm_event() frees it. */
 struct cma_event {
 	struct rdma_cm_event event;
+	/* The id the kernel counted the event for: the listener, for a
+	 * CONNECT_REQUEST (whose new id is event.id). */
 	struct cma_id *id;
 	struct cma_multicast *mc;
 	struct ucma_event kernel;	/* private data lives here */
@@ -106,16 +123,23 @@ static inline struct cma_event *cma_event_of(struct rdma_cm_event *event)
 
 /* device.c: attach id to the device with this node GUID (rescanning for
  * devices added since), opening its context on first use: sets
- * id->dev and id->id.verbs. */
+ * id->dev, id->id.verbs and id->id.pd (the device's default PD, which
+ * lives while ids are attached). */
 int cma_attach_device(struct cma_id *id, uint64_t guid);
-/* The device's default PD, allocated on first use and counted. */
-int cma_device_pd(struct cma_device *dev, struct ibv_pd **pd);
-void cma_device_pd_put(struct cma_device *dev);
+/* The id leaves its device (if any): the last id of a removed device
+ * closes its context. */
+void cma_detach_device(struct cma_id *id);
+void cma_device_removed(struct cma_device *dev);
 
 /* id.c: a new id on channel (a private one when NULL: a synchronous id). */
 int cma_id_create(struct rdma_event_channel *channel, void *context,
 		  enum rdma_port_space ps, enum ibv_qp_type qp_type,
 		  struct cma_id **out);
+/* The id the kernel made for a connection request on listen, with its
+ * handle: on listen's channel, or a private one if listen is synchronous. */
+int cma_id_from_request(struct cma_id *listen, uint32_t handle, struct cma_id **out);
+/* Frees what cma_id_create made, after the kernel's id is gone. */
+void cma_id_free(struct cma_id *id);
 /* For a synchronous id: waits for its next event, which must be expected
  * (else the event's status, or ECONNREFUSED/ETIMEDOUT/... as upstream
  * maps it); the event stays in id->id.event until the next call acks it. */
@@ -130,14 +154,31 @@ int cma_query_route(struct cma_id *id);
 /* conn.c: what the library does on a connection event before the user
  * sees it (QP transitions, RTU, ECE, conn param defaults).  It may change
  * the event (e.g. a CONNECT_RESPONSE becomes ESTABLISHED, a failed QP
- * transition becomes CONNECT_ERROR). */
+ * transition becomes CONNECT_ERROR).  On a CONNECT_REQUEST, event.id is
+ * the new id.  Returns 0, or ECANCELED for an event the user must not
+ * see (the REJECTED or DISCONNECTED that follows a CONNECT_ERROR the
+ * library reported): the caller acks it and reads the next. */
 int cma_conn_event(struct cma_event *evt);
 
 /* qp.c: move the id's QP (if any) to a state with the kernel's
  * attributes for it; ERR on disconnect. */
 int cma_modify_qp(struct cma_id *id, enum ibv_qp_state state);
+/* INIT, RTR, RTS for a connection; RDMA_MAX_RESP_RES/_INIT_DEPTH keep the
+ * kernel's read/atomic depths, other values replace them. */
+int cma_qp_connect(struct cma_id *id, uint8_t responder_resources,
+		   uint8_t initiator_depth);
 
-/* mcast.c: the multicast events' processing (UD address handle data). */
+/* mcast.c: the multicast events' processing (UD address handle data,
+ * the QP's attachment); an error turns a join into MULTICAST_ERROR. */
 int cma_mcast_event(struct cma_event *evt);
+/* The id's joins, after the kernel forgot them with the id. */
+void cma_mcast_free_all(struct cma_id *id);
+
+/* addrinfo.c: where the ibacm service listens (the unit tests move it). */
+struct cma_acm_paths {
+	const char *port_file;		/* its TCP port on loopback, if it has one */
+	const char *socket;		/* else this unix socket */
+};
+extern struct cma_acm_paths cma_acm_paths;
 
 #endif

@@ -11,6 +11,7 @@
 #ifndef OPENVERBS_UCMA_H
 #define OPENVERBS_UCMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -91,7 +92,9 @@ struct ucma_event {
 	uint8_t private_data[UCMA_PRIVATE_DATA_MAX];
 	struct ibv_ece ece;
 };
-/* Blocks unless the fd is non-blocking (then EAGAIN). */
-int ucma_get_event(int fd, struct ucma_event *event);
+/* Blocks unless the fd is non-blocking (then EAGAIN).  The kernel's event
+ * does not say which form its parameters take: is_ud(uid) tells for the
+ * connection events of an id (multicast events are always UD). */
+int ucma_get_event(int fd, struct ucma_event *event, bool (*is_ud)(uint64_t uid));
 
 #endif
