@@ -66,20 +66,9 @@ listening() {
     done
     return 1
 }
-# How long a server may take to listen: PAIR_LISTEN_SECONDS (30; a server
-# under valgrind on a busy host needs more).
-# wait_until SECONDS_BETWEEN_LOOKS CHECK...
-wait_until() {
-    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30})) pause=$1
-    shift
-    while ((SECONDS < end)); do "$@" && return 0; nap "$pause"; done
-    return 1
-}
-wait_tcp() { wait_until 0.05 listening "$1"; }
 # rdma_cm servers listen on an rdma_cm id, not on a TCP port: the kernel's
 # resource list shows it (PAIR_WAIT=cm).
 cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
-wait_cm() { wait_until 0.1 cm_listening; }
 wait_cm_free() {
     local i
     for ((i = 0; i < 60; i++)); do
@@ -91,13 +80,26 @@ wait_cm_free() {
 # PAIR_WAIT=log:REGEX: the server said it is ready.
 logged() { grep -qE "$2" "$1" 2> /dev/null; }
 
-# Waits for the server as PAIR_WAIT says (the server's log is $1).
-wait_server() {
+# Waits for the server (process $2, its log $1) as PAIR_WAIT says, for up
+# to PAIR_LISTEN_SECONDS (30; a server under valgrind on a busy host
+# needs more); not for one that has ended already.
+server_ready() {
+    kill -0 "$2" 2> /dev/null || { echo "the server ended before it was ready"; return 2; }
     case ${PAIR_WAIT:-tcp} in
-        cm) wait_cm ;;
-        log:*) wait_until 0.1 logged "$1" "${PAIR_WAIT#log:}" ;;
-        *) wait_tcp $pair_port ;;
+        cm) cm_listening ;;
+        log:*) logged "$1" "${PAIR_WAIT#log:}" ;;
+        *) listening $pair_port ;;
     esac
+}
+wait_server() {
+    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30})) rc
+    while ((SECONDS < end)); do
+        server_ready "$@"
+        rc=$?
+        [ $rc = 1 ] || return $rc
+        nap 0.1
+    done
+    return 1
 }
 wait_tcp_free() {
     local i
@@ -174,7 +176,7 @@ pair_attempt() {
     side_run "$srv_side" "$srv_ld" "$log.srv" "${srv_cmd[@]}" &
     sp=$!
     pair_servers+=("$sp")
-    if wait_server "$log.srv"; then
+    if wait_server "$log.srv" "$sp"; then
         side_run "$cli_side" "$cli_ld" "$log.cli" "${cli_cmd[@]}" || cr=$?
     else
         cr=1 pair_why="the server never got ready (PAIR_WAIT=${PAIR_WAIT:-tcp port $pair_port})"

@@ -21,7 +21,7 @@
 # ucmatose may hit a kernel race (pair.sh: siw_mpa_extra_data) and then
 # runs once more.  VM_ALL_REFERENCE=1 runs all of it on upstream's
 # libraries: the script tried on the oracle alone.
-export PAIR_WAIT=cm PAIR_TIMEOUT=60
+export PAIR_WAIT=cm PAIR_TIMEOUT=30
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
