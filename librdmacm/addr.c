@@ -12,22 +12,6 @@
 #include <netinet/in.h>
 
 /* How much of addr a command carries; 0 for what no command takes. */
-static size_t sockaddr_size(const struct sockaddr *addr)
-{
-	if (!addr)
-		return 0;
-	switch (addr->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		return sizeof(struct sockaddr_ib);
-	default:
-		return 0;
-	}
-}
-
 static void copy_sockaddr(struct sockaddr_storage *dst,
 			  const struct sockaddr_storage *src)
 {
@@ -55,6 +39,10 @@ int cma_query_addr(struct cma_id *id)
 		cm->port_num = addr.port_num;
 		cm->route.addr.addr.ibaddr.pkey = addr.pkey;
 	}
+	/* iWARP addresses are IP addresses: no GIDs to learn (upstream
+	 * skips the query there too). */
+	if (cm->verbs->device->transport_type == IBV_TRANSPORT_IWARP)
+		return 0;
 	ret = ucma_query_gid(cm->channel->fd, id->handle, &src_gid, &dst_gid);
 	if (ret)
 		return ret;
@@ -83,7 +71,7 @@ static int bind_addr(struct cma_id *id, const struct sockaddr *addr)
 {
 	int ret;
 
-	if (!sockaddr_size(addr))
+	if (!ucma_addr_size(addr))
 		return EINVAL;
 	ret = ucma_bind(id->id.channel->fd, id->handle, addr);
 	if (ret)
@@ -104,10 +92,10 @@ int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 static int resolve_addr(struct cma_id *id, const struct sockaddr *src,
 			const struct sockaddr *dst, int timeout_ms)
 {
-	size_t dst_size = sockaddr_size(dst);
+	size_t dst_size = ucma_addr_size(dst);
 	int ret;
 
-	if (!dst_size || (src && !sockaddr_size(src)))
+	if (!dst_size || (src && !ucma_addr_size(src)))
 		return EINVAL;
 	ret = ucma_resolve_addr(id->id.channel->fd, id->handle, src, dst,
 				timeout_ms);

@@ -127,7 +127,7 @@ static void acm_connect(void)
 static bool acm_io(ssize_t (*io)(int, void *, size_t, int), void *buf, size_t len)
 {
 	for (size_t done = 0; done < len;) {
-		ssize_t n = io(acm_fd, (char *)buf + done, len - done, MSG_NOSIGNAL);
+		ssize_t n = io(acm_fd, (char *)buf + done, len - done, 0);
 
 		if (n <= 0)
 			return false;
@@ -136,9 +136,10 @@ static bool acm_io(ssize_t (*io)(int, void *, size_t, int), void *buf, size_t le
 	return true;
 }
 
+/* A service gone away is an error to return, not a SIGPIPE. */
 static ssize_t acm_send(int fd, void *buf, size_t len, int flags)
 {
-	return send(fd, buf, len, flags);
+	return send(fd, buf, len, flags | MSG_NOSIGNAL);
 }
 
 /* Sends msg and reads the answer into it: false when there is none.  A

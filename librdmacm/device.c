@@ -80,7 +80,9 @@ static int rescan(void)
 			entry->removed = false;
 		}
 	}
-	ibv_free_device_list(current_list);
+	/* Upstream's libibverbs does not take NULL here. */
+	if (current_list)
+		ibv_free_device_list(current_list);
 	current_list = list;
 	return ret;
 }

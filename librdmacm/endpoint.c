@@ -8,7 +8,7 @@
  */
 #include "internal.h"
 
-/* How long each resolution step may take, as upstream allows. */
+/* How long address and route resolution may each take. */
 enum { EP_RESOLVE_TIMEOUT_MS = 2000 };
 
 /* The public calls below set errno; this file passes it on as a value. */

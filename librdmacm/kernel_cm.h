@@ -8,6 +8,7 @@
 #ifndef OPENVERBS_KERNEL_CM_H
 #define OPENVERBS_KERNEL_CM_H
 
+#include <infiniband/sa.h>
 #include <rdma/rdma_cma.h>
 
 #define rdma_ucm_port_space			KERNEL_rdma_ucm_port_space
@@ -41,5 +42,12 @@
 #undef RDMA_MC_JOIN_FLAG_FULLMEMBER
 #undef RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER
 #undef RDMA_MC_JOIN_FLAG_RESERVED
+
+/* libibverbs' converters from the kernel's forms, part of its public ABI
+ * since IBVERBS_1.0/1.1 (on upstream's library too), which installs no
+ * header declaring them. */
+void ibv_copy_qp_attr_from_kern(struct ibv_qp_attr *dst, const struct ib_uverbs_qp_attr *src);
+void ibv_copy_ah_attr_from_kern(struct ibv_ah_attr *dst, const struct ib_uverbs_ah_attr *src);
+void ibv_copy_path_rec_from_kern(struct ibv_sa_path_rec *dst, const struct ib_user_path_rec *src);
 
 #endif

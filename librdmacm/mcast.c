@@ -11,20 +11,6 @@
 
 #include "internal.h"
 
-static socklen_t addr_len(const struct sockaddr *addr)
-{
-	switch (addr->sa_family) {
-	case AF_INET:
-		return sizeof(struct sockaddr_in);
-	case AF_INET6:
-		return sizeof(struct sockaddr_in6);
-	case AF_IB:
-		return sizeof(struct sockaddr_ib);
-	default:
-		return 0;
-	}
-}
-
 static bool attaches_qp(const struct cma_multicast *mc)
 {
 	return mc->owner->id.qp && mc->join_flags != RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER;
@@ -49,7 +35,7 @@ static void free_mc(struct cma_multicast *mc)
 
 static int join(struct cma_id *id, const struct sockaddr *addr, uint32_t flags, void *context)
 {
-	socklen_t len = addr ? addr_len(addr) : 0;
+	socklen_t len = ucma_addr_size(addr);
 	struct cma_multicast *mc;
 	int ret;
 
@@ -104,7 +90,7 @@ int rdma_join_multicast(struct rdma_cm_id *id, struct sockaddr *addr, void *cont
 
 static struct cma_multicast *find_mc(struct cma_id *id, const struct sockaddr *addr)
 {
-	socklen_t len = addr_len(addr);
+	socklen_t len = ucma_addr_size(addr);
 	struct cma_multicast *mc;
 
 	pthread_mutex_lock(&id->lock);

@@ -235,13 +235,15 @@ int rdma_create_qp_ex(struct rdma_cm_id *id,
 int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
 		   struct ibv_qp_init_attr *qp_init_attr)
 {
-	struct ibv_qp_init_attr_ex attr = { .comp_mask = IBV_QP_INIT_ATTR_PD };
+	struct ibv_qp_init_attr_ex attr = {};
 	int ret;
 
 	if (!id || !qp_init_attr)
 		return cma_fail(EINVAL);
-	/* ibv_qp_init_attr is the start of ibv_qp_init_attr_ex. */
+	/* ibv_qp_init_attr is the start of ibv_qp_init_attr_ex (its tail
+	 * padding may cover the first field after it: fill that after). */
 	memcpy(&attr, qp_init_attr, sizeof(*qp_init_attr));
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
 	attr.pd = pd;
 	ret = create_qp(cma_id_of(id), &attr);
 	/* The caps the QP really got go back to the caller. */
@@ -337,15 +339,15 @@ int rdma_create_srq_ex(struct rdma_cm_id *id,
 int rdma_create_srq(struct rdma_cm_id *id, struct ibv_pd *pd,
 		    struct ibv_srq_init_attr *attr)
 {
-	struct ibv_srq_init_attr_ex attr_ex = {
-		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD,
-	};
+	struct ibv_srq_init_attr_ex attr_ex = {};
 	int ret;
 
 	if (!id || !attr)
 		return cma_fail(EINVAL);
-	/* ibv_srq_init_attr is the start of ibv_srq_init_attr_ex. */
+	/* ibv_srq_init_attr is the start of ibv_srq_init_attr_ex, whose
+	 * comp_mask its tail padding covers: fill that after. */
 	memcpy(&attr_ex, attr, sizeof(*attr));
+	attr_ex.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
 	attr_ex.srq_type = id->qp_type == IBV_QPT_XRC_RECV ? IBV_SRQT_XRC :
 							     IBV_SRQT_BASIC;
 	attr_ex.pd = pd;

@@ -12,8 +12,13 @@
 #include <unistd.h>
 #include <netinet/in.h>
 
+#include "config.h"
 #include "kernel_cm.h"
 #include "ucma.h"
+
+#if HAVE_VALGRIND_MEMCHECK_H
+#include <valgrind/memcheck.h>
+#endif
 
 _Static_assert(UCMA_PRIVATE_DATA_MAX == RDMA_MAX_PRIVATE_DATA,
 	       "private data limit differs from the kernel's");
@@ -23,13 +28,15 @@ struct ucma_sys ucma_sys = { .write = write };
 /* Set once an older command did what its newer form refused: the kernel
  * predates the newer family (before Linux 3.11) and is asked in the old
  * form from then on. */
-static bool old_kernel;
+static _Atomic bool old_kernel;
 
 /* The one place a command reaches the kernel.  hdr is followed in memory
- * by the in bytes of the request; out is the size of the response the
- * request points at. */
+ * by the in bytes of the request; resp is the out bytes of response the
+ * request points at (NULL, 0 for none).  The kernel fills resp behind
+ * write()'s back: memcheck is told, or every program reading an answer
+ * would be reported as using uninitialised memory. */
 static int ucma_write(int fd, uint32_t cmd, struct rdma_ucm_cmd_hdr *hdr,
-		      size_t in, size_t out)
+		      size_t in, void *resp, size_t out)
 {
 	size_t len = sizeof(*hdr) + in;
 	ssize_t ret;
@@ -40,7 +47,15 @@ static int ucma_write(int fd, uint32_t cmd, struct rdma_ucm_cmd_hdr *hdr,
 	ret = ucma_sys.write(fd, hdr, len);
 	if (ret < 0)
 		return errno;
-	return (size_t)ret == len ? 0 : EIO;
+	if ((size_t)ret != len)
+		return EIO;
+#if HAVE_VALGRIND_MEMCHECK_H
+	if (out)
+		VALGRIND_MAKE_MEM_DEFINED(resp, out);
+#else
+	(void)resp;
+#endif
+	return 0;
 }
 
 /* A kernel without a command says EINVAL (beyond its table) or ENOSYS. */
@@ -49,8 +64,10 @@ static bool kernel_lacks_command(int err)
 	return err == EINVAL || err == ENOSYS;
 }
 
-static uint16_t addr_size(const struct sockaddr *addr)
+socklen_t ucma_addr_size(const struct sockaddr *addr)
 {
+	if (!addr)
+		return 0;
 	switch (addr->sa_family) {
 	case AF_INET:
 		return sizeof(struct sockaddr_in);
@@ -84,7 +101,7 @@ int ucma_create_id(int fd, uint64_t uid, enum rdma_port_space ps,
 	} cmd = { .req = { .uid = uid, .response = ptr(&resp), .ps = ps, .qp_type = qp_type } };
 	int ret;
 
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_CREATE_ID, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_CREATE_ID, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*handle = resp.id;
 	return ret;
@@ -100,7 +117,7 @@ static int destroy(int fd, uint32_t number, uint32_t handle, uint32_t *events_re
 	} cmd = { .req = { .response = ptr(&resp), .id = handle } };
 	int ret;
 
-	ret = ucma_write(fd, number, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, number, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*events_reported = resp.events_reported;
 	return ret;
@@ -123,8 +140,8 @@ static int bind_ip(int fd, uint32_t handle, const struct sockaddr *addr)
 		struct rdma_ucm_bind_ip req;
 	} cmd = { .req = { .id = handle } };
 
-	memcpy(&cmd.req.addr, addr, addr_size(addr));
-	return ucma_write(fd, RDMA_USER_CM_CMD_BIND_IP, &cmd.hdr, sizeof(cmd.req), 0);
+	memcpy(&cmd.req.addr, addr, ucma_addr_size(addr));
+	return ucma_write(fd, RDMA_USER_CM_CMD_BIND_IP, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_bind(int fd, uint32_t handle, const struct sockaddr *addr)
@@ -132,7 +149,7 @@ int ucma_bind(int fd, uint32_t handle, const struct sockaddr *addr)
 	struct {
 		struct rdma_ucm_cmd_hdr hdr;
 		struct rdma_ucm_bind req;
-	} cmd = { .req = { .id = handle, .addr_size = addr_size(addr) } };
+	} cmd = { .req = { .id = handle, .addr_size = ucma_addr_size(addr) } };
 	int ret;
 
 	if (!cmd.req.addr_size)
@@ -140,7 +157,7 @@ int ucma_bind(int fd, uint32_t handle, const struct sockaddr *addr)
 	if (old_kernel && fits_in6(addr))
 		return bind_ip(fd, handle, addr);
 	memcpy(&cmd.req.addr, addr, cmd.req.addr_size);
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_BIND, &cmd.hdr, sizeof(cmd.req), 0);
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_BIND, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 	if (kernel_lacks_command(ret) && fits_in6(addr) && !bind_ip(fd, handle, addr)) {
 		old_kernel = true;
 		ret = 0;
@@ -157,9 +174,9 @@ static int resolve_ip(int fd, uint32_t handle, const struct sockaddr *src,
 	} cmd = { .req = { .id = handle, .timeout_ms = timeout_ms } };
 
 	if (src)
-		memcpy(&cmd.req.src_addr, src, addr_size(src));
-	memcpy(&cmd.req.dst_addr, dst, addr_size(dst));
-	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_IP, &cmd.hdr, sizeof(cmd.req), 0);
+		memcpy(&cmd.req.src_addr, src, ucma_addr_size(src));
+	memcpy(&cmd.req.dst_addr, dst, ucma_addr_size(dst));
+	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_IP, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_resolve_addr(int fd, uint32_t handle, const struct sockaddr *src,
@@ -169,7 +186,7 @@ int ucma_resolve_addr(int fd, uint32_t handle, const struct sockaddr *src,
 		struct rdma_ucm_cmd_hdr hdr;
 		struct rdma_ucm_resolve_addr req;
 	} cmd = { .req = { .id = handle, .timeout_ms = timeout_ms,
-			   .src_size = src ? addr_size(src) : 0, .dst_size = addr_size(dst) } };
+			   .src_size = ucma_addr_size(src), .dst_size = ucma_addr_size(dst) } };
 	bool ip = fits_in6(dst) && (!src || fits_in6(src));
 	int ret;
 
@@ -180,7 +197,7 @@ int ucma_resolve_addr(int fd, uint32_t handle, const struct sockaddr *src,
 	if (src)
 		memcpy(&cmd.req.src_addr, src, cmd.req.src_size);
 	memcpy(&cmd.req.dst_addr, dst, cmd.req.dst_size);
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ADDR, &cmd.hdr, sizeof(cmd.req), 0);
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ADDR, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 	if (kernel_lacks_command(ret) && ip && !resolve_ip(fd, handle, src, dst, timeout_ms)) {
 		old_kernel = true;
 		ret = 0;
@@ -195,7 +212,7 @@ int ucma_resolve_route(int fd, uint32_t handle, int timeout_ms)
 		struct rdma_ucm_resolve_route req;
 	} cmd = { .req = { .id = handle, .timeout_ms = timeout_ms } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_RESOLVE_ROUTE, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 /* QUERY with one of its options: resp receives up to len bytes. */
@@ -206,7 +223,7 @@ static int query(int fd, uint32_t handle, uint32_t option, void *resp, size_t le
 		struct rdma_ucm_query req;
 	} cmd = { .req = { .response = ptr(resp), .id = handle, .option = option } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY, &cmd.hdr, sizeof(cmd.req), len);
+	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY, &cmd.hdr, sizeof(cmd.req), resp, len);
 }
 
 /* The command the newer QUERY replaced: addresses, GUID and paths at once. */
@@ -218,7 +235,7 @@ static int query_route(int fd, uint32_t handle, struct rdma_ucm_query_route_resp
 	} cmd = { .req = { .response = ptr(resp), .id = handle } };
 
 	memset(resp, 0, sizeof(*resp));
-	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY_ROUTE, &cmd.hdr, sizeof(cmd.req), sizeof(*resp));
+	return ucma_write(fd, RDMA_USER_CM_CMD_QUERY_ROUTE, &cmd.hdr, sizeof(cmd.req), resp, sizeof(*resp));
 }
 
 /* Both queries answer with sockaddrs the kernel sized itself. */
@@ -308,29 +325,6 @@ static void path_from_wire(struct ibv_sa_path_rec *p, const uint32_t *wire)
 	p->preference = b[57];
 }
 
-static void path_from_user(struct ibv_sa_path_rec *p, const struct ib_user_path_rec *u)
-{
-	memcpy(&p->dgid, u->dgid, sizeof(p->dgid));
-	memcpy(&p->sgid, u->sgid, sizeof(p->sgid));
-	p->dlid = u->dlid;
-	p->slid = u->slid;
-	p->raw_traffic = u->raw_traffic;
-	p->flow_label = u->flow_label;
-	p->hop_limit = u->hop_limit;
-	p->traffic_class = u->traffic_class;
-	p->reversible = u->reversible;
-	p->numb_path = u->numb_path;
-	p->pkey = u->pkey;
-	p->sl = u->sl;
-	p->mtu_selector = u->mtu_selector;
-	p->mtu = u->mtu;
-	p->rate_selector = u->rate_selector;
-	p->rate = u->rate;
-	p->packet_life_time_selector = u->packet_life_time_selector;
-	p->packet_life_time = u->packet_life_time;
-	p->preference = u->preference;
-}
-
 static int query_path_by_route(int fd, uint32_t handle, struct ibv_sa_path_rec **paths,
 			       int *num_paths)
 {
@@ -346,7 +340,7 @@ static int query_path_by_route(int fd, uint32_t handle, struct ibv_sa_path_rec *
 	if (n && !(*paths = calloc(n, sizeof(**paths))))
 		return ENOMEM;
 	for (i = 0; i < n; i++)
-		path_from_user(&(*paths)[i], &resp.ib_route[i]);
+		ibv_copy_path_rec_from_kern(&(*paths)[i], &resp.ib_route[i]);
 	*num_paths = n;
 	return 0;
 }
@@ -391,7 +385,7 @@ int ucma_listen(int fd, uint32_t handle, int backlog)
 		struct rdma_ucm_listen req;
 	} cmd = { .req = { .id = handle, .backlog = backlog } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_LISTEN, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_LISTEN, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 static void conn_param_to_kernel(struct rdma_ucm_conn_param *k,
@@ -428,7 +422,7 @@ int ucma_connect(int fd, uint32_t handle, const struct rdma_conn_param *param,
 
 	conn_param_to_kernel(&cmd.req.conn_param, param);
 	ece_to_kernel(&cmd.req.ece, ece);
-	return ucma_write(fd, RDMA_USER_CM_CMD_CONNECT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_CONNECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_accept(int fd, uint32_t handle, uint64_t uid,
@@ -442,7 +436,7 @@ int ucma_accept(int fd, uint32_t handle, uint64_t uid,
 	if (param)
 		conn_param_to_kernel(&cmd.req.conn_param, param);
 	ece_to_kernel(&cmd.req.ece, ece);
-	return ucma_write(fd, RDMA_USER_CM_CMD_ACCEPT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_ACCEPT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_reject(int fd, uint32_t handle, const void *private_data,
@@ -455,7 +449,7 @@ int ucma_reject(int fd, uint32_t handle, const void *private_data,
 
 	if (private_data && private_data_len)
 		memcpy(cmd.req.private_data, private_data, private_data_len);
-	return ucma_write(fd, RDMA_USER_CM_CMD_REJECT, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_REJECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_disconnect(int fd, uint32_t handle)
@@ -465,22 +459,7 @@ int ucma_disconnect(int fd, uint32_t handle)
 		struct rdma_ucm_disconnect req;
 	} cmd = { .req = { .id = handle } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_DISCONNECT, &cmd.hdr, sizeof(cmd.req), 0);
-}
-
-static void ah_from_kernel(struct ibv_ah_attr *ah, const struct ib_uverbs_ah_attr *k)
-{
-	memcpy(&ah->grh.dgid, k->grh.dgid, sizeof(ah->grh.dgid));
-	ah->grh.flow_label = k->grh.flow_label;
-	ah->grh.sgid_index = k->grh.sgid_index;
-	ah->grh.hop_limit = k->grh.hop_limit;
-	ah->grh.traffic_class = k->grh.traffic_class;
-	ah->dlid = k->dlid;
-	ah->sl = k->sl;
-	ah->src_path_bits = k->src_path_bits;
-	ah->static_rate = k->static_rate;
-	ah->is_global = k->is_global;
-	ah->port_num = k->port_num;
+	return ucma_write(fd, RDMA_USER_CM_CMD_DISCONNECT, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_init_qp_attr(int fd, uint32_t handle, enum ibv_qp_state state,
@@ -493,40 +472,13 @@ int ucma_init_qp_attr(int fd, uint32_t handle, enum ibv_qp_state state,
 	} cmd = { .req = { .response = ptr(&resp), .id = handle, .qp_state = state } };
 	int ret;
 
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_INIT_QP_ATTR, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_INIT_QP_ATTR, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (ret)
 		return ret;
 	memset(attr, 0, sizeof(*attr));
 	*attr_mask = resp.qp_attr_mask;
 	attr->qp_state = resp.qp_state;
-	attr->cur_qp_state = resp.cur_qp_state;
-	attr->path_mtu = resp.path_mtu;
-	attr->path_mig_state = resp.path_mig_state;
-	attr->qkey = resp.qkey;
-	attr->rq_psn = resp.rq_psn;
-	attr->sq_psn = resp.sq_psn;
-	attr->dest_qp_num = resp.dest_qp_num;
-	attr->qp_access_flags = resp.qp_access_flags;
-	ah_from_kernel(&attr->ah_attr, &resp.ah_attr);
-	ah_from_kernel(&attr->alt_ah_attr, &resp.alt_ah_attr);
-	attr->cap.max_send_wr = resp.max_send_wr;
-	attr->cap.max_recv_wr = resp.max_recv_wr;
-	attr->cap.max_send_sge = resp.max_send_sge;
-	attr->cap.max_recv_sge = resp.max_recv_sge;
-	attr->cap.max_inline_data = resp.max_inline_data;
-	attr->pkey_index = resp.pkey_index;
-	attr->alt_pkey_index = resp.alt_pkey_index;
-	attr->en_sqd_async_notify = resp.en_sqd_async_notify;
-	attr->sq_draining = resp.sq_draining;
-	attr->max_rd_atomic = resp.max_rd_atomic;
-	attr->max_dest_rd_atomic = resp.max_dest_rd_atomic;
-	attr->min_rnr_timer = resp.min_rnr_timer;
-	attr->port_num = resp.port_num;
-	attr->timeout = resp.timeout;
-	attr->retry_cnt = resp.retry_cnt;
-	attr->rnr_retry = resp.rnr_retry;
-	attr->alt_port_num = resp.alt_port_num;
-	attr->alt_timeout = resp.alt_timeout;
+	ibv_copy_qp_attr_from_kern(attr, &resp);
 	return 0;
 }
 
@@ -537,7 +489,7 @@ int ucma_notify(int fd, uint32_t handle, enum ibv_event_type event)
 		struct rdma_ucm_notify req;
 	} cmd = { .req = { .id = handle, .event = event } };
 
-	return ucma_write(fd, RDMA_USER_CM_CMD_NOTIFY, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_NOTIFY, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 int ucma_set_option(int fd, uint32_t handle, int level, int optname,
@@ -551,7 +503,7 @@ int ucma_set_option(int fd, uint32_t handle, int level, int optname,
 
 	if (optlen > UINT32_MAX)
 		return EINVAL;
-	return ucma_write(fd, RDMA_USER_CM_CMD_SET_OPTION, &cmd.hdr, sizeof(cmd.req), 0);
+	return ucma_write(fd, RDMA_USER_CM_CMD_SET_OPTION, &cmd.hdr, sizeof(cmd.req), NULL, 0);
 }
 
 static int join_ip_mcast(int fd, uint32_t handle, uint64_t uid,
@@ -564,8 +516,8 @@ static int join_ip_mcast(int fd, uint32_t handle, uint64_t uid,
 	} cmd = { .req = { .response = ptr(&resp), .uid = uid, .id = handle } };
 	int ret;
 
-	memcpy(&cmd.req.addr, addr, addr_size(addr));
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_IP_MCAST, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	memcpy(&cmd.req.addr, addr, ucma_addr_size(addr));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_IP_MCAST, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*mc_handle = resp.id;
 	return ret;
@@ -580,7 +532,7 @@ int ucma_join_mcast(int fd, uint32_t handle, uint64_t uid,
 		struct rdma_ucm_cmd_hdr hdr;
 		struct rdma_ucm_join_mcast req;
 	} cmd = { .req = { .response = ptr(&resp), .uid = uid, .id = handle,
-			   .addr_size = addr_size(addr), .join_flags = join_flags } };
+			   .addr_size = ucma_addr_size(addr), .join_flags = join_flags } };
 	/* The older command knows full members only. */
 	bool ip = fits_in6(addr) && join_flags == RDMA_MC_JOIN_FLAG_FULLMEMBER;
 	int ret;
@@ -590,7 +542,7 @@ int ucma_join_mcast(int fd, uint32_t handle, uint64_t uid,
 	if (old_kernel && ip)
 		return join_ip_mcast(fd, handle, uid, addr, mc_handle);
 	memcpy(&cmd.req.addr, addr, cmd.req.addr_size);
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_MCAST, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_JOIN_MCAST, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret) {
 		*mc_handle = resp.id;
 		return 0;
@@ -612,7 +564,7 @@ int ucma_migrate_id(int new_fd, uint32_t handle, int old_fd,
 	} cmd = { .req = { .response = ptr(&resp), .id = handle, .fd = old_fd } };
 	int ret;
 
-	ret = ucma_write(new_fd, RDMA_USER_CM_CMD_MIGRATE_ID, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(new_fd, RDMA_USER_CM_CMD_MIGRATE_ID, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (!ret)
 		*events_reported = resp.events_reported;
 	return ret;
@@ -641,7 +593,7 @@ static void event_ud_param(struct ucma_event *e, const struct rdma_ucm_ud_param 
 	memcpy(e->private_data, k->private_data, sizeof(e->private_data));
 	p->private_data = e->private_data;
 	p->private_data_len = k->private_data_len;
-	ah_from_kernel(&p->ah_attr, &k->ah_attr);
+	ibv_copy_ah_attr_from_kern(&p->ah_attr, &k->ah_attr);
 	p->qp_num = k->qp_num;
 	p->qkey = k->qkey;
 }
@@ -655,7 +607,7 @@ int ucma_get_event(int fd, struct ucma_event *event, bool (*is_ud)(uint64_t uid)
 	} cmd = { .req = { .response = ptr(&resp) } };
 	int ret;
 
-	ret = ucma_write(fd, RDMA_USER_CM_CMD_GET_EVENT, &cmd.hdr, sizeof(cmd.req), sizeof(resp));
+	ret = ucma_write(fd, RDMA_USER_CM_CMD_GET_EVENT, &cmd.hdr, sizeof(cmd.req), &resp, sizeof(resp));
 	if (ret)
 		return ret;
 	memset(event, 0, sizeof(*event));

@@ -26,6 +26,10 @@ struct ucma_sys {
 };
 extern struct ucma_sys ucma_sys;
 
+/* The size of addr's family (AF_INET, AF_INET6, AF_IB), or 0 for NULL or
+ * any other family. */
+socklen_t ucma_addr_size(const struct sockaddr *addr);
+
 int ucma_create_id(int fd, uint64_t uid, enum rdma_port_space ps,
 		   enum ibv_qp_type qp_type, uint32_t *handle);
 /* events_reported: how many events the kernel delivered for the id. */

@@ -11,15 +11,21 @@ install the other names as links, so its shape matters.
 in man/meson.build and so built and installed.
 
 --symvers/--pending: every function exported by ABI.symvers (default
-version, name@@NODE) that is implemented, i.e. not listed in the pending
-file, must be named in some page's NAME or SYNOPSIS.  An exported _name
-also counts as documented by "name" (the public static inline wrapper).
+version, name@@NODE), of every library it lists (libibverbs and
+librdmacm), that is implemented, i.e. not listed in the pending file,
+must be named in some page's NAME or SYNOPSIS.  An exported _name also
+counts as documented by "name" (the public static inline wrapper).
+
+--inline-header: every static inline function a public header defines
+is public interface too (librdmacm's rdma_verbs.h helpers are nothing
+else) and needs a page, except the names given with --inline-exempt.
 
 --pandoc: every page converts with `pandoc -s -t man` without a warning;
 with --groff too, the result also formats without a groff warning (tables
 too wide for a terminal, lines that cannot be broken).
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import subprocess
@@ -91,6 +97,29 @@ def implemented_exports(symvers, pending):
     return names
 
 
+def header_inlines(path):
+    """Names of the static inline functions defined in a C header."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    return set(re.findall(r'\bstatic\s+inline\b[^;{(]*?\b([A-Za-z_]\w*)\s*\(', text))
+
+
+def convert_page(a, page):
+    """The problem converting one page as the build does, or None."""
+    cmd = [a.pandoc, '-s', '-t', 'man', '--fail-if-warnings', page]
+    if a.prologue:
+        cmd += ['--include-before-body', a.prologue]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode or r.stderr.strip():
+        return f'{page}: pandoc exit {r.returncode}: {r.stderr.strip()}'
+    if a.groff:
+        g = subprocess.run([a.groff, '-t', '-man', '-Tutf8', '-ww', '-z'],
+                           input=r.stdout, capture_output=True, text=True)
+        if g.returncode or g.stderr.strip():
+            return f'{page}: groff: {g.stderr.strip()}'
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,6 +128,10 @@ def main():
     ap.add_argument('--pandoc')
     ap.add_argument('--groff')
     ap.add_argument('--prologue', help='roff inserted after the title, as in the build')
+    ap.add_argument('--inline-header', action='append', default=[],
+                    help='public header whose static inline functions need pages')
+    ap.add_argument('--inline-exempt', action='append', default=[],
+                    help='inline function of those headers that is not interface')
     ap.add_argument('--dir', help='directory whose *.md must all be listed')
     ap.add_argument('pages', nargs='+')
     a = ap.parse_args()
@@ -114,20 +147,17 @@ def main():
             if sym not in documented and sym.lstrip('_') not in documented:
                 errors.append(f'{sym}: exported and implemented, but no man page names it '
                               'in NAME or SYNOPSIS')
+    for header in a.inline_header:
+        for name in sorted(header_inlines(header) - set(a.inline_exempt)):
+            if name not in documented:
+                errors.append(f'{name}: public inline function of {os.path.basename(header)}, '
+                              'but no man page names it in NAME or SYNOPSIS')
     if a.pandoc:
-        for page in a.pages:
-            cmd = [a.pandoc, '-s', '-t', 'man', '--fail-if-warnings', page]
-            if a.prologue:
-                cmd += ['--include-before-body', a.prologue]
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode or r.stderr.strip():
-                errors.append(f'{page}: pandoc exit {r.returncode}: {r.stderr.strip()}')
-                continue
-            if a.groff:
-                g = subprocess.run([a.groff, '-t', '-man', '-Tutf8', '-ww', '-z'],
-                                   input=r.stdout, capture_output=True, text=True)
-                if g.returncode or g.stderr.strip():
-                    errors.append(f'{page}: groff: {g.stderr.strip()}')
+        # One pandoc start costs far more than the page; run them side by side.
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+            for problem in pool.map(lambda page: convert_page(a, page), a.pages):
+                if problem:
+                    errors.append(problem)
     for e in errors:
         print(e, file=sys.stderr)
     print(f'{len(a.pages)} pages checked, {len(errors)} problems')

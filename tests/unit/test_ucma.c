@@ -8,7 +8,9 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "kernel_cm.h"
@@ -25,7 +27,7 @@ struct call {
 	uint8_t body[1024];
 };
 
-static struct call calls[8];
+static struct call calls[32];
 static int ncalls;
 /* Per test: what the kernel does with a command (0 or an errno); it
  * answers through the response pointer in body. */
@@ -38,7 +40,7 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 	struct call *c = &calls[ncalls++];
 	int err;
 
-	ck_assert_int_lt(ncalls, 8);
+	ck_assert_int_le(ncalls, 32);
 	ck_assert_uint_ge(len, sizeof(c->hdr));
 	ck_assert_uint_le(len, sizeof(c->hdr) + sizeof(c->body));
 	c->fd = fd;
@@ -728,6 +730,297 @@ START_TEST(empty_non_blocking_channel)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The library over the fake device: ids and events                   */
+
+/* A kernel that knows ids and hands out queued events. */
+static struct rdma_ucm_event_resp queued[4];
+static int nqueued;
+static uint32_t handles, destroy_reported;
+static int query_error;
+static uint64_t join_uid;
+
+static void queue_event(uint64_t uid, uint32_t handle, enum rdma_cm_event_type type)
+{
+	queued[nqueued++] = (struct rdma_ucm_event_resp){ .uid = uid, .id = handle, .event = type };
+}
+
+static int lib_kernel(uint32_t cmd, void *body)
+{
+	switch (cmd) {
+	case RDMA_USER_CM_CMD_CREATE_ID:
+		((struct rdma_ucm_create_id_resp *)(uintptr_t)
+			((struct rdma_ucm_create_id *)body)->response)->id = ++handles;
+		return 0;
+	case RDMA_USER_CM_CMD_DESTROY_ID:
+	case RDMA_USER_CM_CMD_LEAVE_MCAST:
+	case RDMA_USER_CM_CMD_MIGRATE_ID:
+		((struct rdma_ucm_destroy_id_resp *)response_of(body))->events_reported =
+			destroy_reported;
+		return 0;
+	case RDMA_USER_CM_CMD_GET_EVENT:
+		if (!nqueued)
+			return EAGAIN;
+		memcpy(response_of(body), &queued[0], sizeof(queued[0]));
+		memmove(queued, queued + 1, --nqueued * sizeof(queued[0]));
+		return 0;
+	case RDMA_USER_CM_CMD_QUERY:
+		return query_error;
+	case RDMA_USER_CM_CMD_JOIN_MCAST:
+		join_uid = ((struct rdma_ucm_join_mcast *)body)->uid;
+		((struct rdma_ucm_create_id_resp *)response_of(body))->id = 40;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static struct rdma_event_channel channel = { .fd = 3 };
+
+static void lib_setup(void)
+{
+	setup();
+	kernel = lib_kernel;
+	nqueued = 0;
+	handles = destroy_reported = 0;
+	query_error = 0;
+}
+
+static int count_calls(uint32_t cmd)
+{
+	int n = 0;
+
+	for (int i = 0; i < ncalls; i++)
+		n += calls[i].hdr.cmd == cmd;
+	return n;
+}
+
+START_TEST(events_name_their_id)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int context;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &id, &context, RDMA_PS_TCP), 0);
+	ck_assert_ptr_eq(id->context, &context);
+	ck_assert_int_eq(id->qp_type, IBV_QPT_RC);
+	ck_assert_uint_eq(REQ(0, struct rdma_ucm_create_id)->uid, (uintptr_t)id);
+	queue_event((uintptr_t)id, 1, RDMA_CM_EVENT_DISCONNECTED);
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), 0);
+	ck_assert_ptr_eq(ev->id, id);
+	ck_assert_ptr_null(ev->listen_id);
+	ck_assert_int_eq(ev->event, RDMA_CM_EVENT_DISCONNECTED);
+	ck_assert_int_eq(rdma_ack_cm_event(ev), 0);
+	destroy_reported = 1;
+	ck_assert_int_eq(rdma_destroy_id(id), 0);
+}
+END_TEST
+
+START_TEST(empty_channel_says_eagain)
+{
+	struct rdma_cm_event *ev = NULL;
+
+	errno = 0;
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_ptr_null(ev);
+	errno = 0;
+	ck_assert_int_eq(rdma_get_cm_event(NULL, &ev), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(rdma_ack_cm_event(NULL), -1);
+	ck_assert_int_eq(rdma_destroy_id(NULL), -1);
+	ck_assert_int_eq(rdma_migrate_id(NULL, &channel), -1);
+}
+END_TEST
+
+static struct rdma_cm_event *held_event;
+static volatile bool acked;
+
+static void *ack_later(void *arg)
+{
+	(void)arg;
+	usleep(200 * 1000);
+	acked = true;
+	rdma_ack_cm_event(held_event);
+	return NULL;
+}
+
+START_TEST(destroy_waits_for_the_ack)
+{
+	struct rdma_cm_id *id;
+	pthread_t thread;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &id, NULL, RDMA_PS_UDP), 0);
+	ck_assert_int_eq(id->qp_type, IBV_QPT_UD);
+	queue_event((uintptr_t)id, 1, RDMA_CM_EVENT_ADDR_CHANGE);
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &held_event), 0);
+	acked = false;
+	ck_assert_int_eq(pthread_create(&thread, NULL, ack_later, NULL), 0);
+	destroy_reported = 1;
+	ck_assert_int_eq(rdma_destroy_id(id), 0);
+	ck_assert(acked);
+	pthread_join(thread, NULL);
+}
+END_TEST
+
+START_TEST(migrate_waits_for_the_ack)
+{
+	struct rdma_event_channel other = { .fd = 4 };
+	struct rdma_cm_id *id;
+	pthread_t thread;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &id, NULL, RDMA_PS_TCP), 0);
+	queue_event((uintptr_t)id, 1, RDMA_CM_EVENT_ADDR_CHANGE);
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &held_event), 0);
+	acked = false;
+	ck_assert_int_eq(pthread_create(&thread, NULL, ack_later, NULL), 0);
+	destroy_reported = 1;
+	ck_assert_int_eq(rdma_migrate_id(id, &other), 0);
+	ck_assert(acked);
+	ck_assert_ptr_eq(id->channel, &other);
+	ck_assert_int_eq(calls[ncalls - 1].fd, 4);
+	ck_assert_uint_eq(REQ(ncalls - 1, struct rdma_ucm_migrate_id)->fd, 3);
+	pthread_join(thread, NULL);
+	ck_assert_int_eq(rdma_destroy_id(id), 0);
+	ck_assert_int_eq(calls[ncalls - 1].fd, 4);
+}
+END_TEST
+
+START_TEST(failed_address_query_is_an_address_error)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &id, NULL, RDMA_PS_TCP), 0);
+	queue_event((uintptr_t)id, 1, RDMA_CM_EVENT_ADDR_RESOLVED);
+	query_error = ENODEV;
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), 0);
+	ck_assert_int_eq(ev->event, RDMA_CM_EVENT_ADDR_ERROR);
+	ck_assert_int_eq(ev->status, -ENODEV);
+	rdma_ack_cm_event(ev);
+	destroy_reported = 1;
+	ck_assert_int_eq(rdma_destroy_id(id), 0);
+}
+END_TEST
+
+START_TEST(request_that_cannot_be_set_up_is_skipped)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *listen;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &listen, NULL, RDMA_PS_TCP), 0);
+	queue_event((uintptr_t)listen, 55, RDMA_CM_EVENT_CONNECT_REQUEST);
+	queue_event((uintptr_t)listen, 1, RDMA_CM_EVENT_ADDR_CHANGE);
+	query_error = EIO;
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), 0);
+	ck_assert_int_eq(ev->event, RDMA_CM_EVENT_ADDR_CHANGE);
+	/* The kernel's new id is gone, and nobody heard of it. */
+	ck_assert_int_eq(count_calls(RDMA_USER_CM_CMD_DESTROY_ID), 1);
+	for (int i = 0; i < ncalls; i++)
+		if (calls[i].hdr.cmd == RDMA_USER_CM_CMD_DESTROY_ID)
+			ck_assert_uint_eq(REQ(i, struct rdma_ucm_destroy_id)->id, 55);
+	rdma_ack_cm_event(ev);
+	/* Both events count as acked. */
+	destroy_reported = 2;
+	ck_assert_int_eq(rdma_destroy_id(listen), 0);
+}
+END_TEST
+
+START_TEST(request_brings_a_new_id)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *listen, *conn;
+	int context;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &listen, &context, RDMA_PS_TCP), 0);
+	queue_event((uintptr_t)listen, 55, RDMA_CM_EVENT_CONNECT_REQUEST);
+	queued[0].param.conn.private_data_len = 3;
+	memcpy(queued[0].param.conn.private_data, "hi", 3);
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), 0);
+	ck_assert_int_eq(ev->event, RDMA_CM_EVENT_CONNECT_REQUEST);
+	ck_assert_ptr_eq(ev->listen_id, listen);
+	conn = ev->id;
+	ck_assert_ptr_ne(conn, listen);
+	ck_assert_ptr_eq(conn->context, &context);
+	ck_assert_ptr_eq(conn->channel, &channel);
+	ck_assert_int_eq(conn->ps, RDMA_PS_TCP);
+	ck_assert_str_eq(ev->param.conn.private_data, "hi");
+	/* The new id's commands name the kernel's handle. */
+	destroy_reported = 0;
+	ck_assert_int_eq(rdma_destroy_id(conn), 0);
+	ck_assert_uint_eq(REQ(ncalls - 1, struct rdma_ucm_destroy_id)->id, 55);
+	rdma_ack_cm_event(ev);
+	destroy_reported = 1;
+	ck_assert_int_eq(rdma_destroy_id(listen), 0);
+}
+END_TEST
+
+START_TEST(multicast_events_carry_the_join_context)
+{
+	struct sockaddr_in group = ip4("239.1.1.1", 0);
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	int context;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &id, NULL, RDMA_PS_UDP), 0);
+	ck_assert_int_eq(rdma_join_multicast(id, (struct sockaddr *)&group, &context), 0);
+	queue_event(join_uid, 40, RDMA_CM_EVENT_MULTICAST_JOIN);
+	queued[0].param.ud.ah_attr.dlid = 0xc003;
+	ck_assert_int_eq(rdma_get_cm_event(&channel, &ev), 0);
+	ck_assert_ptr_eq(ev->id, id);
+	ck_assert_int_eq(ev->event, RDMA_CM_EVENT_MULTICAST_JOIN);
+	ck_assert_int_eq(ev->status, 0);
+	ck_assert_ptr_eq(ev->param.ud.private_data, &context);
+	ck_assert_uint_eq(ev->param.ud.ah_attr.dlid, 0xc003);
+	rdma_ack_cm_event(ev);
+	destroy_reported = 1;
+	ck_assert_int_eq(rdma_leave_multicast(id, (struct sockaddr *)&group), 0);
+	ck_assert_uint_eq(REQ(ncalls - 1, struct rdma_ucm_destroy_id)->id, 40);
+	errno = 0;
+	ck_assert_int_eq(rdma_leave_multicast(id, (struct sockaddr *)&group), -1);
+	ck_assert_int_eq(errno, EADDRNOTAVAIL);
+	ck_assert_int_eq(rdma_destroy_id(id), 0);
+}
+END_TEST
+
+START_TEST(join_arguments)
+{
+	struct sockaddr_in group = ip4("239.1.1.1", 0);
+	struct rdma_cm_join_mc_attr_ex attr = {
+		.comp_mask = RDMA_CM_JOIN_MC_ATTR_ADDRESS,
+		.join_flags = RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER,
+		.addr = (struct sockaddr *)&group,
+	};
+	struct rdma_cm_id *id;
+
+	ck_assert_int_eq(rdma_create_id(&channel, &id, NULL, RDMA_PS_UDP), 0);
+	errno = 0;
+	ck_assert_int_eq(rdma_join_multicast_ex(id, &attr, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	attr.comp_mask |= RDMA_CM_JOIN_MC_ATTR_JOIN_FLAGS;
+	attr.join_flags = RDMA_MC_JOIN_FLAG_RESERVED;
+	ck_assert_int_eq(rdma_join_multicast_ex(id, &attr, NULL), -1);
+	ck_assert_int_eq(rdma_join_multicast(id, NULL, NULL), -1);
+	ck_assert_int_eq(count_calls(RDMA_USER_CM_CMD_JOIN_MCAST), 0);
+	attr.join_flags = RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER;
+	ck_assert_int_eq(rdma_join_multicast_ex(id, &attr, NULL), 0);
+	ck_assert_uint_eq(REQ(ncalls - 1, struct rdma_ucm_join_mcast)->join_flags,
+			  RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER);
+	/* The kernel forgets joins with their id. */
+	ck_assert_int_eq(rdma_destroy_id(id), 0);
+	ck_assert_int_eq(count_calls(RDMA_USER_CM_CMD_LEAVE_MCAST), 0);
+}
+END_TEST
+
+START_TEST(event_names)
+{
+	ck_assert_str_eq(rdma_event_str(RDMA_CM_EVENT_ADDR_RESOLVED), "RDMA_CM_EVENT_ADDR_RESOLVED");
+	ck_assert_str_eq(rdma_event_str(RDMA_CM_EVENT_TIMEWAIT_EXIT), "RDMA_CM_EVENT_TIMEWAIT_EXIT");
+	ck_assert_str_eq(rdma_event_str(RDMA_CM_EVENT_TIMEWAIT_EXIT + 1), "UNKNOWN EVENT");
+	ck_assert_str_eq(rdma_event_str(-1), "UNKNOWN EVENT");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ucma");
@@ -736,12 +1029,25 @@ int main(void)
 	TCase *conn = tcase_create("connections");
 	TCase *mc = tcase_create("multicast");
 	TCase *ev = tcase_create("events");
+	TCase *lib = tcase_create("library");
 	TCase *all[] = { ids, addr, conn, mc, ev };
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		tcase_add_checked_fixture(all[i], setup, NULL);
 		suite_add_tcase(s, all[i]);
 	}
+	tcase_add_checked_fixture(lib, lib_setup, NULL);
+	suite_add_tcase(s, lib);
+	tcase_add_test(lib, events_name_their_id);
+	tcase_add_test(lib, empty_channel_says_eagain);
+	tcase_add_test(lib, destroy_waits_for_the_ack);
+	tcase_add_test(lib, migrate_waits_for_the_ack);
+	tcase_add_test(lib, failed_address_query_is_an_address_error);
+	tcase_add_test(lib, request_that_cannot_be_set_up_is_skipped);
+	tcase_add_test(lib, request_brings_a_new_id);
+	tcase_add_test(lib, multicast_events_carry_the_join_context);
+	tcase_add_test(lib, join_arguments);
+	tcase_add_test(lib, event_names);
 	tcase_add_test(ids, create_id_encoding);
 	tcase_add_test(ids, destroy_and_leave_report_events);
 	tcase_add_test(ids, errors_come_back_positive);
