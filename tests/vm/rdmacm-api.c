@@ -684,50 +684,69 @@ static int null_qp(void *arg)
 	return rdma_create_qp(NULL, NULL, &init) ? errno : 0;
 }
 
-static struct rdma_cm_id *wrong_state;
+/* A new id of the child's own: the kernel refuses rdma_cm commands
+ * from another process than the one that opened the channel (EACCES). */
+static struct rdma_cm_id *fresh_id(void)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *id;
+
+	return ch && !rdma_create_id(ch, &id, NULL, RDMA_PS_TCP) ? id : NULL;
+}
 
 static int early_route(void *arg)
 {
+	struct rdma_cm_id *id = fresh_id();
+
 	(void)arg;
 	errno = 0;
-	return rdma_resolve_route(wrong_state, 1000) ? errno : 0;
+	return rdma_resolve_route(id, 1000) ? errno : 0;
 }
 
 static int early_connect(void *arg)
 {
+	struct rdma_cm_id *id = fresh_id();
+
 	(void)arg;
 	errno = 0;
-	return rdma_connect(wrong_state, NULL) ? errno : 0;
+	return rdma_connect(id, NULL) ? errno : 0;
 }
 
 static int early_accept(void *arg)
 {
+	struct rdma_cm_id *id = fresh_id();
+
 	(void)arg;
 	errno = 0;
-	return rdma_accept(wrong_state, NULL) ? errno : 0;
+	return rdma_accept(id, NULL) ? errno : 0;
 }
 
 static int early_disconnect(void *arg)
 {
+	struct rdma_cm_id *id = fresh_id();
+
 	(void)arg;
 	errno = 0;
-	return rdma_disconnect(wrong_state) ? errno : 0;
+	return rdma_disconnect(id) ? errno : 0;
 }
 
 static int early_qp(void *arg)
 {
 	struct ibv_qp_init_attr init = rc_attr();
+	struct rdma_cm_id *id = fresh_id();
 
 	(void)arg;
 	errno = 0;
-	return rdma_create_qp(wrong_state, NULL, &init) ? errno : 0;
+	return rdma_create_qp(id, NULL, &init) ? errno : 0;
 }
 
 static int null_bind(void *arg)
 {
+	struct rdma_cm_id *id = fresh_id();
+
 	(void)arg;
 	errno = 0;
-	return rdma_bind_addr(wrong_state, NULL) ? errno : 0;
+	return rdma_bind_addr(id, NULL) ? errno : 0;
 }
 
 /* A call with a NULL id or event, or in a wrong state, in a child:
@@ -777,7 +796,6 @@ static void bad_arguments(uint16_t port)
 	if (!MUST(!rdma_create_id(ch, &id, NULL, RDMA_PS_TCP)))
 		goto out;
 	/* calls in the wrong state, each in a child: some crash upstream's */
-	wrong_state = id;
 	null_case("rdma_resolve_route before an address", early_route, EINVAL);
 	null_case("rdma_connect before a route", early_connect, EINVAL);
 	null_case("rdma_accept without a request", early_accept, EINVAL);
