@@ -11,6 +11,10 @@
 #   fork      the fork-safety range tree, timed here (no device needed)
 #   datapath  user-space instructions per work request and completion on
 #             rxe0, counted by callgrind in one guest (datapath-guest.sh)
+#   connect   connection setup and teardown over rdma_cm on rxe0, timed by
+#             upstream's cmtime on both libraries in one guest
+#             (connect-guest.sh): librdmacm with libibverbs, ours against
+#             upstream's
 # Prints a table with ours/upstream ratios and targets.  Benchmarks report,
 # they do not judge: the exit status is non-zero only when the harness
 # itself broke (a build missing, the guest failed, a run used the wrong
@@ -20,13 +24,15 @@
 # (10 processes per library) x BENCH_STEADY_COUNT (100 calls each),
 # BENCH_FORK_RUNS (5 processes per library), BENCH_DATAPATH_ITERATIONS
 # (100 operations per profile) x BENCH_DATAPATH_ROUNDS (3 profiles per
-# operation).  BENCH_OURS_LIBDIR: take "our" libibverbs from there instead
-# of the build (an older build's, to compare before and after a change).
+# operation), BENCH_CONNECT_COUNT (100 connections per cmtime run) x
+# BENCH_CONNECT_ROUNDS (10 runs per library).  BENCH_OURS_LIBDIR: take
+# "our" libibverbs from there instead of the build (an older build's, to
+# compare before and after a change).
 set -euo pipefail
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-all_phases=(device fork datapath)
+all_phases=(device fork datapath connect)
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=("${all_phases[@]}")
 for p in "${phases[@]}"; do
@@ -54,6 +60,7 @@ export BENCH_COLD_RUNS=${BENCH_COLD_RUNS:-50} BENCH_STEADY_RUNS=${BENCH_STEADY_R
 export BENCH_STEADY_COUNT=${BENCH_STEADY_COUNT:-100}
 export BENCH_DATAPATH_ITERATIONS=${BENCH_DATAPATH_ITERATIONS:-100}
 export BENCH_DATAPATH_ROUNDS=${BENCH_DATAPATH_ROUNDS:-3}
+export BENCH_CONNECT_COUNT=${BENCH_CONNECT_COUNT:-100} BENCH_CONNECT_ROUNDS=${BENCH_CONNECT_ROUNDS:-10}
 fork_runs=${BENCH_FORK_RUNS:-5}
 fork_args=(20000 2000 7)    # live ranges, operations per round, rounds
 raw=()
@@ -164,6 +171,17 @@ phase_datapath() {
     raw+=("$out/datapath.raw")
 }
 
+# ------------------------------------------------------------ connect
+phase_connect() {
+    echo "bench: in the qemu guest (rxe0): rdma_cm connection setup by cmtime, both libraries"
+    local cmtime=$upstream/../../bin/cmtime rdmacm=$build/librdmacm
+    [ -e "$rdmacm/librdmacm.so.1" ] || die "missing $rdmacm/librdmacm.so.1"
+    in_guest "$out/connect" "$out/connect.log" "$src/tests/bench/connect-guest.sh" \
+        "$(readlink -f "$cmtime")" "$ours:$rdmacm" "$upstream"
+    mv "$out/connect/raw" "$out/connect.raw"
+    raw+=("$out/connect.raw")
+}
+
 for p in "${phases[@]}"; do "phase_$p"; done
 
 # ------------------------------------------------------------ the table
@@ -171,4 +189,5 @@ awk -f "$src/tests/bench/table.awk" -v phases="${phases[*]}" -v load="$load" -v 
     -v cold_runs="$BENCH_COLD_RUNS" -v steady_runs="$BENCH_STEADY_RUNS" \
     -v steady_count="$BENCH_STEADY_COUNT" -v fork_runs="$fork_runs" -v fork_rounds="${fork_args[2]}" \
     -v dp_iterations="$BENCH_DATAPATH_ITERATIONS" -v dp_rounds="$BENCH_DATAPATH_ROUNDS" \
+    -v cm_count="$BENCH_CONNECT_COUNT" -v cm_rounds="$BENCH_CONNECT_ROUNDS" \
     "${raw[@]}"

@@ -3,7 +3,8 @@
 # lines (SIDE: ours, upstream, base).  A lone numeric VALUE is a sample;
 # every line is also a fact, the last one winning.  Variables: phases (the
 # ones that ran, space-separated), cold_runs, steady_runs, steady_count,
-# fork_runs, fork_rounds, dp_iterations, dp_rounds, load, cpus.
+# fork_runs, fork_rounds, dp_iterations, dp_rounds, cm_count, cm_rounds,
+# load, cpus.
 
 { v = $0; sub(/^[^ ]+ [^ ]+ */, "", v); fact[$1, $2] = v }
 $3 ~ /^[0-9]+(\.[0-9]+)?$/ && NF == 3 { val[$1, $2, ++cnt[$1, $2]] = $3; next }
@@ -70,6 +71,15 @@ function counted(label, k, target) {
 function process(s,    t) {
     t = med(s, "process_us")
     return t == "" ? "" : 1000 * (t - med("base", "process_us"))
+}
+
+# cmtime's samples are in us per connection.
+function cm_row(label, k,    up, ours) {
+    gsub(/_/, " ", label)
+    up = med("upstream", k)
+    ours = med("ours", k)
+    row(label, up == "" ? "" : 1000 * up, ours == "" ? "" : 1000 * ours, 1,
+        spread("upstream", k), spread("ours", k))
 }
 
 function ran(phase) { return index(" " phases " ", " " phase " ") > 0 }
@@ -203,5 +213,20 @@ END {
             spin_keys[a[i]] = 1
         if (spins() != "")
             print "Polls that found nothing yet, counted above:" spins()
+    }
+
+    if (ran("connect")) {
+        print ""
+        printf "Connection setup over rdma_cm on rxe0 in the guest: upstream's cmtime, server and\n"
+        printf "client on one library (librdmacm and libibverbs), %d connections a run, %d runs per\n",
+            cm_count, cm_rounds
+        print "library, interleaved.  Each step runs for all connections at once; shown is its"
+        print "wall time per connection, the median over the runs (qemu TCG: read the ratios)."
+        print ""
+        header()
+        n = split("create_id resolve_addr resolve_route create_qp connect disconnect destroy", steps, " ")
+        for (i = 1; i <= n; i++)
+            cm_row(steps[i], "cm_" steps[i])
+        cm_row("per connection, all steps", "cm_total")
     }
 }

@@ -3,8 +3,7 @@
 # shellcheck disable=SC2317  # the parts are called through $parts
 # `./run demo`: what the real-kernel guest offers, shown inside rdma-vm:
 #     tests/vm/rdma-vm tests/vm/demo.sh
-# Each part is a function named in `parts`; rping over rdma_cm joins the
-# list with librdmacm.
+# Each part is a function named in `parts`.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
@@ -29,7 +28,13 @@ rc_pingpong() {
         ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -n 100 -c 127.0.0.1
 }
 
-parts=(devices devinfo rc_pingpong)
+rdma_cm_ping() {
+    PAIR_WAIT=cm pair "rping over rdma_cm on rxe0, both sides on our librdmacm and libibverbs" \
+        'ping data: rdma-ping-9' \
+        rping -s -a "$RDMAVM_RXE_IP" -C 10 -v -V -- rping -c -a "$RDMAVM_RXE_IP" -C 10 -v -V
+}
+
+parts=(devices devinfo rc_pingpong rdma_cm_ping)
 status=0
 for part in "${parts[@]}"; do
     "$part" || { echo "demo: $part failed"; status=1; }

@@ -25,22 +25,29 @@ heading() { printf '\n== %s\n' "$*"; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The directories each side's libraries come from.  "verbs" is our
-# libibverbs under upstream's librdmacm (which must work on it through the
-# public ABI alone).
+# libibverbs under upstream's librdmacm, "rdmacm" our librdmacm on
+# upstream's libibverbs (each must work on the other through the public
+# ABI alone).  VM_ALL_REFERENCE=1 makes every side upstream's: a test
+# script tried on the oracle alone, before our library exists.
 libdirs_of() {
-    case $1 in
+    local side=$1
+    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
+    case $side in
         ours) echo "$vm_build/libverbs:$vm_build/librdmacm" ;;
         reference) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
         verbs) echo "$vm_build/libverbs:$vm_reference/usr/lib/x86_64-linux-gnu" ;;
-        *) echo "lib.sh: no library side '$1' (ours|reference|verbs)" >&2; return 1 ;;
+        rdmacm) echo "$vm_build/librdmacm:$vm_reference/usr/lib/x86_64-linux-gnu" ;;
+        *) echo "lib.sh: no library side '$1' (ours|reference|verbs|rdmacm)" >&2; return 1 ;;
     esac
 }
 
 # The one directory library NAME must come from on SIDE.
 libdir_for() {
-    case $1:$2 in
+    local side=$1
+    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
+    case $side:$2 in
         ours:libibverbs.so.1|verbs:libibverbs.so.1) echo "$vm_build/libverbs" ;;
-        ours:librdmacm.so.1) echo "$vm_build/librdmacm" ;;
+        ours:librdmacm.so.1|rdmacm:librdmacm.so.1) echo "$vm_build/librdmacm" ;;
         *) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
     esac
 }

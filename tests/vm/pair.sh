@@ -12,16 +12,25 @@
 # both exit 0 and the logs have a line matching PATTERN (the programs'
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
-# PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port, for
-# up to PAIR_LISTEN_SECONDS.
+# PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port,
+# PAIR_WAIT=log:REGEX for a server line matching REGEX (a multicast
+# receiver has joined), for up to PAIR_LISTEN_SECONDS.
+# PAIR_SERVER_STAYS=1: the server never ends by itself (cmtime -b); it
+# is stopped once the client has ended, and only whether it was still
+# running is judged (its buffered output dies with it).
 # OPENVERBS_CMD_MODE, when set, reaches both sides.  Servers still alive
-# at exit are killed.  PAIR_SIDE=reference runs both on upstream's
-# libraries instead, to try a test script itself; PAIR_SIDE=verbs runs
-# our libibverbs under upstream's librdmacm.
+# at exit are killed.  PAIR_SIDE (lib.sh's sides) picks the libraries of
+# both: reference runs both on upstream's, to try a test script itself;
+# verbs is our libibverbs under upstream's librdmacm, rdmacm our
+# librdmacm on upstream's libibverbs.  PAIR_SERVER_SIDE and
+# PAIR_CLIENT_SIDE pick one role's (a server on upstream's libraries and
+# a client on ours: wire compatibility); each role is then checked alone.
 # PAIR_KNOWN_RACE=NAME: a kernel race outside the user-space libraries
-# (pair_race_signature) may hit this pair; when a failed pair shows
-# exactly its signature in both logs, the pair runs once more, saying so.
-# Any other failure, or the race twice, fails.
+# (race_NAME_*) may hit this pair; when a failed pair shows exactly its
+# signature (the client's log and the kernel's own evidence), the pair
+# runs once more, saying so.  Any other failure, or the race twice,
+# fails.  A server still running PAIR_SERVER_GRACE (10) s after its
+# client failed is stopped.
 
 pair_timeout=${PAIR_TIMEOUT:-60}
 pair_side=${PAIR_SIDE:-ours}
@@ -57,27 +66,37 @@ listening() {
     done
     return 1
 }
-# How long a server may take to listen: PAIR_LISTEN_SECONDS (30; a server
-# under valgrind on a busy host needs more).
-wait_tcp() {
-    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30}))
-    while ((SECONDS < end)); do listening "$1" && return 0; nap 0.05; done
-    return 1
-}
 # rdma_cm servers listen on an rdma_cm id, not on a TCP port: the kernel's
 # resource list shows it (PAIR_WAIT=cm).
-wait_cm() {
-    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30}))
-    while ((SECONDS < end)); do
-        rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' && return 0
+cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
+wait_cm_free() {
+    local i
+    for ((i = 0; i < 60; i++)); do
+        cm_listening || return 0
         nap 0.1
     done
     return 1
 }
-wait_cm_free() {
-    local i
-    for ((i = 0; i < 60; i++)); do
-        rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN' || return 0
+# PAIR_WAIT=log:REGEX: the server said it is ready.
+logged() { grep -qE "$2" "$1" 2> /dev/null; }
+
+# Waits for the server (process $2, its log $1) as PAIR_WAIT says, for up
+# to PAIR_LISTEN_SECONDS (30; a server under valgrind on a busy host
+# needs more); not for one that has ended already.
+server_ready() {
+    kill -0 "$2" 2> /dev/null || { echo "the server ended before it was ready"; return 2; }
+    case ${PAIR_WAIT:-tcp} in
+        cm) cm_listening ;;
+        log:*) logged "$1" "${PAIR_WAIT#log:}" ;;
+        *) listening $pair_port ;;
+    esac
+}
+wait_server() {
+    local end=$((SECONDS + ${PAIR_LISTEN_SECONDS:-30})) rc
+    while ((SECONDS < end)); do
+        server_ready "$@"
+        rc=$?
+        [ $rc = 1 ] || return $rc
         nap 0.1
     done
     return 1
@@ -88,75 +107,114 @@ wait_tcp_free() {
     return 1
 }
 
-# side_run TRACEDIR LOG COMMAND...: COMMAND on $pair_side's libraries,
+# side_run SIDE TRACEDIR LOG COMMAND...: COMMAND on SIDE's libraries,
 # traced, bounded in time, its output in LOG.
 side_run() {
-    local dir=$1 log=$2
-    shift 2
-    ( use_libs "$pair_side" && traced_run "$dir" timeout -k 3 "$pair_timeout" "$@" ) > "$log" 2>&1
+    local side=$1 dir=$2 log=$3
+    shift 3
+    ( use_libs "$side" && traced_run "$dir" timeout -k 3 "$pair_timeout" "$@" ) > "$log" 2>&1
 }
 
-# pair_race_signature NAME: what a known kernel race leaves in the logs,
-# as "CLIENT_REGEX|SERVER_REGEX|WHY".
-pair_race_signature() {
-    case $1 in
-        siw-mpa-extra-data)
-            # kernel 6.1 siw (siw_cm.c, siw_recv_mpa_rr): a server that
-            # sends right after ESTABLISHED (ucmatose) can have its first
-            # frame arrive in the same socket read as the MPA reply; the
-            # client's siw then refuses the reply as carrying extra data
-            # (-EPROTO, reported as -EINVAL) and the server's QP goes to
-            # error, whichever libraries run above
-            echo 'RDMA_CM_EVENT_CONNECT_ERROR, error: -22$|failed to post sends: 107$|kernel race in siw: the MPA reply and the first data frame arrived in one read (siw_recv_mpa_rr "extra data")' ;;
-        *) echo "pair.sh: no known race '$1'" >&2; return 1 ;;
-    esac
+# Known kernel races (PAIR_KNOWN_RACE=NAME): race_NAME_arm readies the
+# kernel's own evidence before each attempt (false: it cannot, and the
+# race will not be recognised); race_NAME_seen LOG succeeds, printing the
+# race and its cause, when the failed attempt whose logs start with LOG
+# shows it.
+pair_tracing=/sys/kernel/tracing
+
+# siw_mpa_extra_data, kernel 6.1 siw (siw_cm.c: siw_proc_mpareply ->
+# siw_recv_mpa_rr): a server that sends right after ESTABLISHED
+# (ucmatose) can have its first data frame reach the client in the same
+# socket read as the MPA reply; the client's siw then refuses the reply
+# as carrying extra data (-EPROTO), its connect fails with -EINVAL and
+# the server's QP goes to error (ucmatose: "failed to post sends: 107")
+# or the server waits for a client that is gone.  Whichever libraries
+# run above.  No kernel message marks that path, so a return probe on
+# siw_recv_mpa_rr records its result.
+race_siw_mpa_extra_data_arm() {
+    [ -e $pair_tracing/trace ] || mount -t tracefs nodev $pair_tracing || return
+    if [ ! -e $pair_tracing/events/kprobes/siw_mpa_rr ]; then
+        # shellcheck disable=SC2016  # $retval is the probe's, not ours
+        echo 'r:siw_mpa_rr siw_recv_mpa_rr ret=$retval:s32' >> $pair_tracing/kprobe_events &&
+            echo 1 > $pair_tracing/events/kprobes/siw_mpa_rr/enable || return
+    fi
+    : > $pair_tracing/trace
+}
+race_siw_mpa_extra_data_seen() {
+    grep -qE 'RDMA_CM_EVENT_CONNECT_ERROR, error: -22$' "$1.cli" &&
+        grep -qE 'siw_mpa_rr: .* ret=-71$' $pair_tracing/trace || return 1
+    echo "kernel race in siw: the MPA reply and the first data frame came in one socket read (siw_recv_mpa_rr returned -EPROTO, 'extra data'), so the client's connect failed with -EINVAL"
 }
 
-# Whether the failed attempt whose logs start with $1 shows the
-# signature of race $PAIR_KNOWN_RACE; prints its description.
-pair_race_seen() {
-    local signature client server
+# Readies the evidence of race $PAIR_KNOWN_RACE, if any; false when it
+# cannot be recognised.
+pair_race_arm() {
     [ -n "${PAIR_KNOWN_RACE:-}" ] || return 1
-    signature=$(pair_race_signature "$PAIR_KNOWN_RACE") || return 1
-    client=${signature%%|*} signature=${signature#*|}
-    server=${signature%%|*}
-    grep -qE "$client" "$1.cli" && grep -qE "$server" "$1.srv" || return 1
-    echo "${signature#*|}"
+    "race_${PAIR_KNOWN_RACE}_arm" && return 0
+    echo "pair.sh: cannot watch for the known race $PAIR_KNOWN_RACE: a failure will not be retried"
+    return 1
 }
 
 # pair_attempt LOG SERVER_ARRAY CLIENT_ARRAY (the arrays' names), inside
-# pair() (its label and pattern): one run of the pair; sets pair_why
-# (empty when it passed), pair_why_exit (1: both ran on the right
-# libraries and only an exit status failed) and pair_libs.
+# pair() (its label, pattern and sides): one run of the pair; sets
+# pair_why (empty when it passed), pair_why_exit (1: both ran on the
+# right libraries and only an exit status failed) and pair_libs.
 pair_attempt() {
-    local log=$1 sp sr=0 cr=0 t0
+    local log=$1 sp sr=0 cr=0 t0 srv_ld=$1.ld cli_ld=$1.ld stopped=0 server_pattern late
     local -n srv_cmd=$2 cli_cmd=$3
     pair_why='' pair_why_exit=0
     t0=$EPOCHREALTIME
-    mkdir -p "$log.ld"
-    if [ "${PAIR_WAIT:-tcp}" = cm ]; then
-        wait_cm_free || echo "an rdma_cm id still listens"
-    else
+    # one loader check for the pair when both roles run on one side
+    [ "$srv_side" = "$cli_side" ] || srv_ld=$log.ld.srv cli_ld=$log.ld.cli
+    mkdir -p "$srv_ld" "$cli_ld"
+    if [ "${PAIR_WAIT:-tcp}" = tcp ]; then
         wait_tcp_free $pair_port || { echo "port $pair_port still busy"; ss -ltnp; }
+    else
+        wait_cm_free || echo "an rdma_cm id still listens"
     fi
-    side_run "$log.ld" "$log.srv" "${srv_cmd[@]}" &
+    : > "$log.srv"
+    side_run "$srv_side" "$srv_ld" "$log.srv" "${srv_cmd[@]}" &
     sp=$!
     pair_servers+=("$sp")
-    if { [ "${PAIR_WAIT:-tcp}" = cm ] && wait_cm; } ||
-       { [ "${PAIR_WAIT:-tcp}" != cm ] && wait_tcp $pair_port; }; then
-        side_run "$log.ld" "$log.cli" "${cli_cmd[@]}" || cr=$?
+    if wait_server "$log.srv" "$sp"; then
+        side_run "$cli_side" "$cli_ld" "$log.cli" "${cli_cmd[@]}" || cr=$?
     else
-        cr=1 pair_why="the server never listened (${PAIR_WAIT:-tcp port $pair_port})"
+        cr=1 pair_why="the server never got ready (PAIR_WAIT=${PAIR_WAIT:-tcp port $pair_port})"
         kill_tree "$sp"
     fi
-    wait "$sp" || sr=$?
-    pair_libs=$(check_loaded "$pair_side" "$log.ld") ||
-        pair_why="not (only) the $pair_side libraries were loaded"
+    if [ -n "${PAIR_SERVER_STAYS:-}" ] && [ -z "$pair_why" ]; then
+        kill -0 "$sp" 2> /dev/null && stopped=1 && kill_tree "$sp"
+    elif [ "$cr" != 0 ]; then
+        # a server would only wait for its failed client until it times out
+        late=$((SECONDS + ${PAIR_SERVER_GRACE:-10}))
+        while kill -0 "$sp" 2> /dev/null && ((SECONDS < late)); do nap 0.2; done
+        kill -0 "$sp" 2> /dev/null &&
+            echo "the server still ran ${PAIR_SERVER_GRACE:-10} s after its client failed: stopped" &&
+            kill_tree "$sp"
+    fi
+    { wait "$sp"; } 2> /dev/null || sr=$?   # no "Killed" from a stopped server
+    if [ $stopped = 1 ]; then
+        echo "the server ran until the client ended, as expected; stopped"
+        sr=0
+    elif [ -n "${PAIR_SERVER_STAYS:-}" ] && [ -z "$pair_why" ]; then
+        pair_why="the server (PAIR_SERVER_STAYS) had ended before the client"
+    fi
+    if [ "$srv_ld" = "$cli_ld" ]; then
+        pair_libs=$(check_loaded "$srv_side" "$srv_ld") ||
+            pair_why="not (only) the $srv_side libraries were loaded"
+    else
+        pair_libs=$(echo "server:"; check_loaded "$srv_side" "$srv_ld") ||
+            pair_why="the server did not load (only) the $srv_side libraries"
+        pair_libs+=$'\n'$(echo "client:"; check_loaded "$cli_side" "$cli_ld") ||
+            pair_why="the client did not load (only) the $cli_side libraries"
+    fi
+    server_pattern=${PAIR_SERVER_PATTERN:-$pattern}
+    [ $stopped = 0 ] || server_pattern=
     if [ -z "$pair_why" ]; then
         if [ $sr != 0 ] || [ $cr != 0 ]; then
             pair_why="server exit $sr, client exit $cr" pair_why_exit=1
-        elif ! grep -qE "${PAIR_SERVER_PATTERN:-$pattern}" "$log.srv"; then
-            pair_why="no line matching /${PAIR_SERVER_PATTERN:-$pattern}/ from the server"
+        elif [ -n "$server_pattern" ] && ! grep -qE "$server_pattern" "$log.srv"; then
+            pair_why="no line matching /$server_pattern/ from the server"
         elif ! grep -qE "$pattern" "$log.cli"; then
             pair_why="no line matching /$pattern/ from the client"
         fi
@@ -165,7 +223,9 @@ pair_attempt() {
 }
 
 pair() {
-    local label=$1 pattern=$2 srv=() cli=() log race
+    local label=$1 pattern=$2 srv=() cli=() log race armed=0
+    local srv_side=${PAIR_SERVER_SIDE:-${PAIR_SIDE:-$pair_side}}
+    local cli_side=${PAIR_CLIENT_SIDE:-${PAIR_SIDE:-$pair_side}}
     shift 2
     while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
     shift
@@ -173,18 +233,25 @@ pair() {
     log=$pair_logs/${label//[^A-Za-z0-9_.-]/_}${OPENVERBS_CMD_MODE:+.$OPENVERBS_CMD_MODE}
     pair_last=$log
     heading "$label${OPENVERBS_CMD_MODE:+ (OPENVERBS_CMD_MODE=$OPENVERBS_CMD_MODE)}"
-    echo "server: ${srv[*]}"
-    echo "client: ${cli[*]}"
+    if [ "$srv_side" = "$cli_side" ]; then
+        echo "server: ${srv[*]}"
+        echo "client: ${cli[*]}"
+    else
+        echo "server: ${srv[*]} (on the $srv_side libraries)"
+        echo "client: ${cli[*]} (on the $cli_side libraries)"
+    fi
     if [ -n "${PAIR_STRACE:-}" ]; then
         srv=(strace -f -y -qq -e 'trace=ioctl,write' -o "$log.srv.strace" "${srv[@]}")
         cli=(strace -f -y -qq -e 'trace=ioctl,write' -o "$log.cli.strace" "${cli[@]}")
     fi
+    pair_race_arm && armed=1
     pair_attempt "$log" srv cli
-    if [ "$pair_why_exit" = 1 ] && race=$(pair_race_seen "$log"); then
+    if [ "$armed" = 1 ] && [ "$pair_why_exit" = 1 ] && race=$("race_${PAIR_KNOWN_RACE}_seen" "$log"); then
         echo "retrying $label once: $pair_why, with the signature of a known $race"
         echo "--- server log (first attempt)"; tail -n 10 "$log.srv"
         echo "--- client log (first attempt)"; tail -n 10 "$log.cli"
-        rm -rf "$log.ld"
+        rm -rf "$log".ld*
+        pair_race_arm
         pair_attempt "$log" srv cli
         pair_why=${pair_why:+$pair_why (on the retry after the known race)}
     fi
@@ -196,7 +263,8 @@ pair() {
         echo "--- client log"; tail -n 25 "$log.cli"
         return 1
     fi
-    grep -hE "${PAIR_SERVER_PATTERN:-$pattern}" "$log.srv" | tail -n 2 | sed 's/^/  srv| /'
+    [ -n "${PAIR_SERVER_STAYS:-}" ] ||
+        grep -hE "${PAIR_SERVER_PATTERN:-$pattern}" "$log.srv" | tail -n 2 | sed 's/^/  srv| /'
     grep -hE "$pattern" "$log.cli" | tail -n 2 | sed 's/^/  cli| /'
     echo "ok $label"
 }

@@ -8,7 +8,7 @@
 # rdma_verbs.h helpers, inline sends) and riostream (rsockets with
 # RDMA-write based iomapping), over the siw netdev's address; rping also
 # with every kernel command through write().  ucmatose may hit a kernel
-# race in siw (pair.sh: siw-mpa-extra-data) and then runs once more.
+# race in siw (pair.sh: siw_mpa_extra_data) and then runs once more.
 export PAIR_SIDE=verbs PAIR_WAIT=cm PAIR_TIMEOUT=120
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
@@ -19,7 +19,7 @@ pair "rping" 'ping data: rdma-ping-9' \
     rping -s -a "$ip" -C 10 -v -V -- rping -c -a "$ip" -C 10 -v -V
 OPENVERBS_CMD_MODE=write pair "rping" 'ping data: rdma-ping-9' \
     rping -s -a "$ip" -C 10 -v -V -- rping -c -a "$ip" -C 10 -v -V
-PAIR_KNOWN_RACE=siw-mpa-extra-data pair "ucmatose" 'test complete' \
+PAIR_KNOWN_RACE=siw_mpa_extra_data pair "ucmatose" 'test complete' \
     ucmatose -b "$ip" -c 2 -C 10 -- ucmatose -s "$ip" -c 2 -C 10
 PAIR_SERVER_PATTERN='rdma_server: end 0' pair "rdma_server/rdma_client" 'rdma_client: end 0' \
     rdma_server -s "$ip" -- rdma_client -s "$ip"
