@@ -99,11 +99,16 @@ static void kernel_conn_param(const struct cma_id *id,
 
 /* The ECE offered to the peer: a managed QP's own (when its provider has
  * any), else what the user set. */
+/* The ECE offered to the peer.  With a QP it is the provider's, or none
+ * when the provider has no ECE (upstream sends none then too); what
+ * rdma_set_local_ece() set stands in only for a QP the library does not
+ * know. */
 static void local_ece(const struct cma_id *id, struct ibv_ece *ece)
 {
-	if (id->id.qp && !ibv_query_ece(id->id.qp, ece))
-		return;
-	*ece = id->local_ece;
+	if (!id->id.qp)
+		*ece = id->local_ece;
+	else if (ibv_query_ece(id->id.qp, ece))
+		*ece = (struct ibv_ece){ 0 };
 }
 
 static enum rdma_cm_event_type connect_completion(const struct cma_id *id)
