@@ -61,19 +61,6 @@ static bool wait_listed(const char *name, bool want, int ms)
 	return false;
 }
 
-/* Waits up to ms for the child; its exit status, or -1 if still running. */
-static int wait_child(pid_t pid, int ms)
-{
-	int st;
-
-	for (int t = 0; t <= ms; t += 50) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
 /* An RDMA write of 64 bytes from a to b's half of buf, checked. */
 static bool rdma_write(struct ibv_qp *a, struct ibv_cq *cq, struct ibv_mr *mr, char tag)
 {
@@ -166,7 +153,7 @@ int main(void)
 	}
 	CHECK(wait_listed(devname, false, 10000), "%s still listed 10 s after removal began",
 	      devname);
-	CHECK(wait_child(pid, 1000) == -1, "rdma link delete finished with a context open: "
+	CHECK(vt_wait_child(pid, 1000) == -1, "rdma link delete finished with a context open: "
 	      "this kernel disassociates, test DEVICE_FATAL here");
 	{
 		char node[96];
@@ -192,7 +179,7 @@ int main(void)
 
 	printf("-- closing the context lets the removal finish\n");
 	tear_down(&s);
-	st = wait_child(pid, 10000);
+	st = vt_wait_child(pid, 10000);
 	CHECK(st == 0, "rdma link delete: %s %d", st < 0 ? "still running" : "exit", st);
 	if (st < 0) {
 		kill(pid, SIGKILL);

@@ -21,19 +21,6 @@
 
 enum { EVENT_MS = 10000 };
 
-/* Waits up to ms for the child; its exit status, or -1 if still running. */
-static int wait_child(pid_t pid, int ms)
-{
-	int st;
-
-	for (int t = 0; t <= ms; t += 50) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		usleep(50 * 1000);
-	}
-	return -1;
-}
-
 static struct ibv_qp_init_attr rc_attr(void)
 {
 	return (struct ibv_qp_init_attr){
@@ -151,11 +138,11 @@ int main(void)
 		execlp("rdma", "rdma", "link", "delete", dev, (char *)NULL);
 		_exit(127);
 	}
-	st = wait_child(child, 30000);
+	st = vt_wait_child(child, 30000);
 	CHECK(st == 0, "the process with the ids: %s %d", st < 0 ? "still running" : "exit", st);
 	if (st < 0)
 		kill(child, SIGKILL), waitpid(child, NULL, 0);
-	st = wait_child(remover, 15000);
+	st = vt_wait_child(remover, 15000);
 	CHECK(st == 0, "rdma link delete, once the process is gone: %s %d",
 	      st < 0 ? "still running" : "exit", st);
 	if (st < 0)

@@ -353,3 +353,15 @@ int vt_sh(const char *fmt, ...)
 	st = system(cmd);
 	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+int vt_wait_child(pid_t pid, int ms)
+{
+	int st;
+
+	for (int t = 0; t <= ms; t += 50) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		usleep(50 * 1000);
+	}
+	return -1;
+}

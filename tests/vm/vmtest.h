@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <infiniband/verbs.h>
 
@@ -98,6 +99,9 @@ struct ibv_qp *vt_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq);
 /* Polls cq for one completion for up to ms milliseconds: 1, 0 on
  * timeout, or negative on a poll error. */
 int vt_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+/* Waits up to ms for the child pid: its exit status (128 + signal if
+ * killed), or -1 if it still runs. */
+int vt_wait_child(pid_t pid, int ms);
 
 /* Counts for leak checks: open fds, lines of /proc/self/maps. */
 int vt_count_fds(void);
