@@ -88,7 +88,10 @@ static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
 /* Objects the core looks into                                         */
 
 /* Providers must allocate CQs, QPs, SRQs and MRs as these (at offset 0
- * of their own structs): the core reads the fields after the union. */
+ * of their own structs): the core reads the fields after the union.  The
+ * layouts are upstream's: the provider plugins loaded by compat/plugins
+ * allocate them, and the core's bookkeeping reads them the same way for
+ * every provider. */
 struct verbs_cq {
 	union {
 		struct ibv_cq cq;
@@ -96,11 +99,22 @@ struct verbs_cq {
 	};
 };
 
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;		/* VERBS_XRCD_HANDLE: handle is valid */
+	uint32_t handle;
+};
+
 enum {
+	VERBS_XRCD_HANDLE = 1 << 0,
+};
+
+enum {
+	VERBS_QP_XRCD = 1 << 0,		/* xrcd is set */
 	/* Made by create_qp_ex: ibv_qp_to_qp_ex gives qp_ex, whose wr_*
 	 * entries the provider sets for the send_ops_flags asked (the
 	 * others stay NULL, so QPs must come zeroed). */
-	VERBS_QP_EX = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
 };
 
 struct verbs_qp {
@@ -109,24 +123,29 @@ struct verbs_qp {
 		struct ibv_qp_ex qp_ex;
 	};
 	uint32_t comp_mask;		/* VERBS_QP_* */
+	struct verbs_xrcd *xrcd;
 };
 
 struct verbs_srq {
 	struct ibv_srq srq;
 	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;	/* XRC SRQs */
+	struct ibv_cq *cq;		/* XRC and tag-matching SRQs */
 	uint32_t srq_num;		/* XRC SRQs: the kernel's number */
 };
 
+/* Values are upstream's enum ibv_mr_type. */
 enum verbs_mr_kind {
-	VERBS_MR_USER,			/* this process's memory, fork-protected */
-	VERBS_MR_IMPORTED,		/* another context's, by handle */
-	VERBS_MR_DMABUF,		/* a dma-buf's pages, not mapped here */
+	VERBS_MR_USER = 0,		/* this process's memory, fork-protected */
+	VERBS_MR_NULL = 1,		/* the null MR: no memory at all */
+	VERBS_MR_IMPORTED = 2,		/* another context's, by handle */
+	VERBS_MR_DMABUF = 3,		/* a dma-buf's pages, not mapped here */
 };
 
 struct verbs_mr {
 	struct ibv_mr ibv_mr;
-	int access;			/* as registered: rereg_mr keeps it */
 	enum verbs_mr_kind kind;
+	int access;			/* as registered: rereg_mr keeps it */
 };
 
 /* ------------------------------------------------------------------ */
