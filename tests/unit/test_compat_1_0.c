@@ -368,16 +368,16 @@ START_TEST(context_fills_the_five_data_path_slots)
 	ops.post_recv = NULL;
 	ck_assert(!memcmp(&ops, &none, sizeof(ops)));
 
+	fail_create = true;
+	ck_assert_ptr_null(ibv_open_device_1_0(list[1]));
+	ck_assert_int_eq(errno, EINVAL);
+	fail_create = false;
+
 	/* a failing close keeps the wrapper: it is closed again below */
 	destroy_ret = EBUSY;
 	ck_assert_int_eq(ibv_close_device_1_0(ctx), EBUSY);
 	destroy_ret = 0;
 	close_1_0(ctx);
-
-	fail_create = true;
-	ck_assert_ptr_null(ibv_open_device_1_0(list[1]));
-	ck_assert_int_eq(errno, EINVAL);
-	fail_create = false;
 }
 END_TEST
 
