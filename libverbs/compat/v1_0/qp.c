@@ -68,7 +68,7 @@ static struct ibv_cq_1_0 *cq_wrapper(struct ibv_cq *cq)
 /*
  * Upstream's 1.0 twin reads the SRQ's context even when the QP has no SRQ,
  * and crashes there (FACTS 26); here the 1.0 init_attr's srq is NULL then,
- * as man/ibv_query_qp.3.md says.
+ * as man/ibv_compat_1_0.7.md says.
  */
 static struct ibv_srq_1_0 *srq_wrapper(struct ibv_srq *srq)
 {
