@@ -2,7 +2,6 @@
 /*
  * IBVERBS_1.0 address handles (compat-1.0 FACTS 28).
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "compat_1_0.h"

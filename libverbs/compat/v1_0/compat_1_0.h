@@ -248,8 +248,10 @@ static_assert(offsetof(struct ibv_send_wr_1_0, wr) == offsetof(struct ibv_send_w
 /* ------------------------------------------------------------------ */
 /* The entry points                                                    */
 
-/* Binds impl, defined in the same file, as the compat-only name@IBVERBS_1.0
- * (the generated version script leaves that node's names to this). */
+/* Binds impl to the compat-only name@IBVERBS_1.0: in the library, where
+ * impl is defined, it is exported as that (the generated version script
+ * leaves that node's names to this); in a program that only declares impl
+ * (the vm suite's 1.0 test), its calls reach that version. */
 #define COMPAT_1_0(impl, name) __asm__(".symver " #impl ", " #name "@IBVERBS_1.0")
 
 /* Default visibility: what .symver binds must be global for ld to export
@@ -320,13 +322,5 @@ int compat_1_0_post_recv(struct ibv_qp_1_0 *qp, struct ibv_recv_wr_1_0 *wr,
 /* Work request chains go to the provider in batches of this many, built
  * on the stack (qp.c). */
 enum { COMPAT_1_0_WR_BATCH = 16 };
-/* Up to a batch of 1.0 receive requests from wr into out, chained in
- * order; the request after them (NULL at the chain's end). */
-struct ibv_recv_wr_1_0 *compat_1_0_recv_batch(struct ibv_recv_wr_1_0 *wr, struct ibv_recv_wr *out);
-/* The 1.0 request at bad's place in the batch converted from first; first
- * itself if bad is none of the batch. */
-struct ibv_recv_wr_1_0 *compat_1_0_recv_bad(struct ibv_recv_wr_1_0 *first,
-					    const struct ibv_recv_wr *batch,
-					    const struct ibv_recv_wr *bad);
 
 #endif

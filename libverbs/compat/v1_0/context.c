@@ -2,7 +2,6 @@
 /*
  * IBVERBS_1.0 contexts, async events and queries (compat-1.0 FACTS 11-15).
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "compat_1_0.h"

@@ -3,7 +3,6 @@
  * IBVERBS_1.0 completion queues and their events (compat-1.0 FACTS 20-22,
  * 31-32).
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "compat_1_0.h"

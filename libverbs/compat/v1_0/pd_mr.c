@@ -2,7 +2,6 @@
 /*
  * IBVERBS_1.0 protection domains and memory regions (compat-1.0 FACTS 16-19).
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "compat_1_0.h"

@@ -8,7 +8,6 @@
  * stops at the first request it refuses, the ones before are posted), and
  * the data path needs no allocation.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,7 +132,7 @@ static struct ibv_send_wr_1_0 *send_batch(struct ibv_send_wr_1_0 *wr, enum ibv_q
 	int n;
 
 	for (n = 0; wr && n < COMPAT_1_0_WR_BATCH; n++, wr = wr->next) {
-		/* the current tail (xrc, bind_mw, tso) stays zero */
+		/* 1.0 had no xrc, bind_mw or tso: zero there means unused */
 		out[n] = (struct ibv_send_wr){
 			.wr_id = wr->wr_id,
 			.next = n + 1 < COMPAT_1_0_WR_BATCH && wr->next ? &out[n + 1] : NULL,
@@ -185,7 +184,9 @@ int compat_1_0_post_send(struct ibv_qp_1_0 *qp, struct ibv_send_wr_1_0 *wr,
 	return 0;
 }
 
-struct ibv_recv_wr_1_0 *compat_1_0_recv_batch(struct ibv_recv_wr_1_0 *wr, struct ibv_recv_wr *out)
+/* Up to a batch of 1.0 receive requests from wr into out, chained in
+ * order; the request after them. */
+static struct ibv_recv_wr_1_0 *recv_batch(struct ibv_recv_wr_1_0 *wr, struct ibv_recv_wr *out)
 {
 	int n;
 
@@ -199,9 +200,10 @@ struct ibv_recv_wr_1_0 *compat_1_0_recv_batch(struct ibv_recv_wr_1_0 *wr, struct
 	return wr;
 }
 
-struct ibv_recv_wr_1_0 *compat_1_0_recv_bad(struct ibv_recv_wr_1_0 *first,
-					    const struct ibv_recv_wr *batch,
-					    const struct ibv_recv_wr *bad)
+/* As send_bad, for receive requests. */
+static struct ibv_recv_wr_1_0 *recv_bad(struct ibv_recv_wr_1_0 *first,
+					const struct ibv_recv_wr *batch,
+					const struct ibv_recv_wr *bad)
 {
 	struct ibv_recv_wr_1_0 *wr = first;
 
@@ -211,23 +213,37 @@ struct ibv_recv_wr_1_0 *compat_1_0_recv_bad(struct ibv_recv_wr_1_0 *first,
 	return first;
 }
 
-int compat_1_0_post_recv(struct ibv_qp_1_0 *qp, struct ibv_recv_wr_1_0 *wr,
-			 struct ibv_recv_wr_1_0 **bad_wr)
+/* A QP's receive queue (srq NULL) and an SRQ take the same 1.0 requests. */
+static int post_recv_chain(struct ibv_context *real_context, struct ibv_qp *qp,
+			   struct ibv_srq *srq, struct ibv_recv_wr_1_0 *wr,
+			   struct ibv_recv_wr_1_0 **bad_wr)
 {
-	struct ibv_qp *real = qp->real_qp;
 	struct ibv_recv_wr batch[COMPAT_1_0_WR_BATCH], *bad;
 
 	while (wr) {
-		struct ibv_recv_wr_1_0 *rest = compat_1_0_recv_batch(wr, batch);
+		struct ibv_recv_wr_1_0 *rest = recv_batch(wr, batch);
 		int ret;
 
 		bad = NULL;
-		ret = qp->context->real_context->ops.post_recv(real, batch, &bad);
+		ret = srq ? real_context->ops.post_srq_recv(srq, batch, &bad)
+			  : real_context->ops.post_recv(qp, batch, &bad);
 		if (ret) {
-			*bad_wr = compat_1_0_recv_bad(wr, batch, bad);
+			*bad_wr = recv_bad(wr, batch, bad);
 			return ret;
 		}
 		wr = rest;
 	}
 	return 0;
+}
+
+int compat_1_0_post_recv(struct ibv_qp_1_0 *qp, struct ibv_recv_wr_1_0 *wr,
+			 struct ibv_recv_wr_1_0 **bad_wr)
+{
+	return post_recv_chain(qp->context->real_context, qp->real_qp, NULL, wr, bad_wr);
+}
+
+int compat_1_0_post_srq_recv(struct ibv_srq_1_0 *srq, struct ibv_recv_wr_1_0 *wr,
+			     struct ibv_recv_wr_1_0 **bad_wr)
+{
+	return post_recv_chain(srq->context->real_context, NULL, srq->real_srq, wr, bad_wr);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * IBVERBS_1.0 shared receive queues (compat-1.0 FACTS 23-24, 34).
+ * IBVERBS_1.0 shared receive queues (compat-1.0 FACTS 23-24; posting
+ * to them is in qp.c, with the other work requests).
  */
-#include <errno.h>
 #include <stdlib.h>
 
 #include "compat_1_0.h"
@@ -48,24 +48,3 @@ int ibv_destroy_srq_1_0(struct ibv_srq_1_0 *srq)
 	return ret;
 }
 COMPAT_1_0(ibv_destroy_srq_1_0, ibv_destroy_srq);
-
-int compat_1_0_post_srq_recv(struct ibv_srq_1_0 *srq, struct ibv_recv_wr_1_0 *wr,
-			     struct ibv_recv_wr_1_0 **bad_wr)
-{
-	struct ibv_srq *real = srq->real_srq;
-	struct ibv_recv_wr batch[COMPAT_1_0_WR_BATCH], *bad;
-
-	while (wr) {
-		struct ibv_recv_wr_1_0 *rest = compat_1_0_recv_batch(wr, batch);
-		int ret;
-
-		bad = NULL;
-		ret = srq->context->real_context->ops.post_srq_recv(real, batch, &bad);
-		if (ret) {
-			*bad_wr = compat_1_0_recv_bad(wr, batch, bad);
-			return ret;
-		}
-		wr = rest;
-	}
-	return 0;
-}
