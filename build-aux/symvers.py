@@ -6,7 +6,12 @@ ABI.symvers is the single list of what openverbs exports.  Names listed in
 the pending file (not implemented yet) are left out of the script, so that
 the link, run with --no-undefined-version, fails for any listed name that
 has no body.  Compat-only names (name@NODE) get their binding from .symver
-directives in the compat sources; the script only has to define NODE.
+directives in the compat sources; the script only has to define NODE, and
+must not put its catch-all `local: *` there: ld matches a name@NODE
+definition against NODE's patterns only, so that would hide it, while
+listing the name there instead would capture the default twin's plain
+definition.  The catch-all goes to the first node without compat names
+(it still hides every unversioned name no node lists).
 """
 import argparse
 import sys
@@ -46,10 +51,12 @@ def read_pending(path):
 
 def version_script(nodes, pending):
     out = []
+    catch_all = next((i for i, (_, _, syms) in enumerate(nodes)
+                      if all(default for _, default in syms)), 0)
     for i, (node, parent, syms) in enumerate(nodes):
         names = [n for n, default in syms if default and f'{n}@@{node}' not in pending]
         body = ''.join(f'\t\t{n};\n' for n in names)
-        if i == 0:
+        if i == catch_all:
             body += '\tlocal:\n\t\t*;\n'
         glob = '\tglobal:\n' if names else ''
         out.append(f'{node} {{\n{glob}{body}}}{" " + parent if parent else ""};\n')

@@ -198,44 +198,52 @@ struct ibv_qp *vt_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq)
 	return ibv_create_qp(pd, &attr);
 }
 
+int vt_rc_attr(int step, uint32_t remote_qpn, const union ibv_gid *gid, struct ibv_qp_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	switch (step) {
+	case 0:
+		attr->qp_state = IBV_QPS_INIT;
+		attr->port_num = 1;
+		attr->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+					IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+		return IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+	case 1:
+		attr->qp_state = IBV_QPS_RTR;
+		attr->path_mtu = IBV_MTU_1024;
+		attr->dest_qp_num = remote_qpn;
+		attr->max_dest_rd_atomic = 1;
+		attr->min_rnr_timer = 12;
+		attr->ah_attr.is_global = 1;
+		attr->ah_attr.grh.dgid = *gid;
+		attr->ah_attr.grh.sgid_index = vt_gid_index();
+		attr->ah_attr.grh.hop_limit = 1;
+		attr->ah_attr.port_num = 1;
+		return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+		       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	default:
+		attr->qp_state = IBV_QPS_RTS;
+		attr->timeout = 14;
+		attr->retry_cnt = 7;
+		attr->rnr_retry = 7;
+		attr->max_rd_atomic = 1;
+		return IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+}
+
 static int to_rts(struct ibv_qp *qp, uint32_t remote_qpn, const union ibv_gid *gid)
 {
-	struct ibv_qp_attr attr = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
-	};
-	int ret;
+	struct ibv_qp_attr attr;
 
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTR;
-	attr.path_mtu = IBV_MTU_1024;
-	attr.dest_qp_num = remote_qpn;
-	attr.max_dest_rd_atomic = 1;
-	attr.min_rnr_timer = 12;
-	attr.ah_attr.is_global = 1;
-	attr.ah_attr.grh.dgid = *gid;
-	attr.ah_attr.grh.sgid_index = vt_gid_index();
-	attr.ah_attr.grh.hop_limit = 1;
-	attr.ah_attr.port_num = 1;
-	ret = ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (ret)
-		return ret;
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_state = IBV_QPS_RTS;
-	attr.timeout = 14;
-	attr.retry_cnt = 7;
-	attr.rnr_retry = 7;
-	attr.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	for (int step = 0; step < VT_RC_STEPS; step++) {
+		int mask = vt_rc_attr(step, remote_qpn, gid, &attr);
+		int ret = ibv_modify_qp(qp, &attr, mask);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int vt_connect_rc(struct ibv_qp *a, struct ibv_qp *b)

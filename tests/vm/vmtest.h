@@ -94,6 +94,12 @@ int vt_gid_index(void);
 /* Takes two RC QPs of the same device (port 1) from RESET to RTS,
  * connected to each other; 0 or an errno value. */
 int vt_connect_rc(struct ibv_qp *a, struct ibv_qp *b);
+/* The attributes of step 0, 1 or 2 (of VT_RC_STEPS) that take an RC QP
+ * of port 1 from RESET to INIT, RTR and RTS towards remote_qpn at gid,
+ * and the step's attribute mask: what vt_connect_rc applies, for tests
+ * that modify QPs through another entry point. */
+enum { VT_RC_STEPS = 3 };
+int vt_rc_attr(int step, uint32_t remote_qpn, const union ibv_gid *gid, struct ibv_qp_attr *attr);
 /* An RC QP with its own send and receive depth 16 on cq. */
 struct ibv_qp *vt_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq);
 /* Polls cq for one completion for up to ms milliseconds: 1, 0 on
