@@ -220,9 +220,8 @@ static_assert(sizeof(struct verbs_context_ops) == 608, "layouts.txt §1");
 static_assert(offsetof(struct verbs_context_ops, free_context) == 312, "ops-map.txt");
 static_assert(offsetof(struct verbs_context_ops, unimport_pd) == 600, "ops-map.txt");
 
-#pragma GCC visibility push(default)
-void verbs_set_ops(struct verbs_context *vctx, const struct verbs_context_ops *ops);
-#pragma GCC visibility pop
+/* TEMP until core34's rename of our verbs_set_ops lands:
+ * void verbs_set_ops(struct verbs_context *vctx, const struct verbs_context_ops *ops); */
 
 /* The bridge's half of opening: after the plugin's alloc_context or
  * import_context, fill the slots the core owns (ops-map.txt, last block). */
