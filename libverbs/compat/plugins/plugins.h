@@ -220,8 +220,21 @@ static_assert(sizeof(struct verbs_context_ops) == 608, "layouts.txt §1");
 static_assert(offsetof(struct verbs_context_ops, free_context) == 312, "ops-map.txt");
 static_assert(offsetof(struct verbs_context_ops, unimport_pd) == 600, "ops-map.txt");
 
-/* TEMP until core34's rename of our verbs_set_ops lands:
- * void verbs_set_ops(struct verbs_context *vctx, const struct verbs_context_ops *ops); */
+/* The rest of the IBVERBS_PRIVATE_34 surface this adapter defines
+ * (symbols.txt §1; the ibv_cmd_* helpers are in commands.h). */
+#pragma GCC visibility push(default)
+void verbs_set_ops(struct verbs_context *vctx, const struct verbs_context_ops *ops);
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd, size_t alloc_size,
+				    struct verbs_context *context_offset, uint32_t driver_id);
+void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int ibv_read_ibdev_sysfs_file(char *buf, size_t size, struct verbs_sysfs_dev *sysfs_dev,
+			      const char *fnfmt, ...) __attribute__((format(printf, 4, 5)));
+/* Read by mlx5 directly (FACTS 5, 43). */
+extern bool verbs_allow_disassociate_destroy;
+/* V56-ADDITIONS 1. */
+const char *ibv_wr_opcode_str(enum ibv_wr_opcode opcode);
+#pragma GCC visibility pop
 
 /* The bridge's half of opening: after the plugin's alloc_context or
  * import_context, fill the slots the core owns (ops-map.txt, last block). */
