@@ -744,7 +744,7 @@ END_TEST
 static char dev_dir[96];
 
 /* A uverbs device in sysfs with its /dev node. */
-static void add_device(const char *cdev, const char *ibdev)
+static void add_device(const char *cdev, const char *ibdev, const char *abi)
 {
 	char rel[128], line[80];
 
@@ -753,7 +753,7 @@ static void add_device(const char *cdev, const char *ibdev)
 	snprintf(line, sizeof(line), "%s\n", ibdev);
 	put(rel, line);
 	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
-	put(rel, "1\n");
+	put(rel, abi);
 	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
 	put(rel, "231:192\n");
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
@@ -783,9 +783,21 @@ static int plugin_int(void *handle, const char *name)
 	return *p;
 }
 
+/* A built-in provider that wants the same devices as the fake plugin:
+ * built-ins claim first, unless OPENVERBS_DISABLE_PROVIDERS names them. */
+static const char *const builtin_names[] = { "plug*", NULL };
+static const struct verbs_provider builtin = {
+	.name = "builtin", .ibdev_patterns = builtin_names, .min_abi = 1, .max_abi = 1,
+};
+VERBS_PROVIDER(builtin);
+
+/* Each test its own tree: files outlive the forked test processes. */
 static void fake_tree(void)
 {
 	char env[PATH_MAX];
+
+	snprintf(env, sizeof(env), "rm -rf '%s/sys' '%s/dev'", root, root);
+	ck_assert_int_eq(system(env), 0);
 
 	snprintf(env, sizeof(env), "%s/sys", root);
 	setenv("SYSFS_PATH", env, 1);
@@ -794,6 +806,7 @@ static void fake_tree(void)
 	verbs_netlink_scanner = no_netlink;
 	no_loading();
 	setenv("RDMAV_DRIVERS", "/nonexistent/first:" FAKE_PLUGIN_PREFIX, 1);
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "other,builtin", 1);
 }
 
 static struct ibv_device *find(struct ibv_device **list, const char *name)
@@ -811,7 +824,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	char path[PATH_MAX];
 
 	fake_tree();
-	add_device("uverbs0", "plug0");
+	add_device("uverbs0", "plug0", "1\n");
 	ck_assert_ptr_null(fake_plugin());
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(list);
@@ -829,7 +842,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	ck_assert_int_eq(dev->transport_type, IBV_TRANSPORT_IB);
 	ck_assert_int_eq(plugin_int(handle, "fake_plugin_abi"), 1);
 	/* Listed again: no second load, the same device. */
-	add_device("uverbs1", "lonely0");
+	add_device("uverbs1", "lonely0", "1\n");
 	again = ibv_get_device_list(NULL);
 	ck_assert_ptr_eq(find(again, "plug0"), dev);
 	ck_assert_ptr_null(find(again, "lonely0"));
@@ -849,7 +862,7 @@ START_TEST(plugin_context_through_the_core)
 	void *handle;
 
 	fake_tree();
-	add_device("uverbs0", "plug0");
+	add_device("uverbs0", "plug0", "1\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
 	ctx = ibv_open_device(find(list, "plug0"));
@@ -875,12 +888,35 @@ END_TEST
 START_TEST(no_unclaimed_device_loads_nothing)
 {
 	struct ibv_device **list;
+	struct ibv_device *dev;
 
 	fake_tree();
-	add_device("uverbs0", "rxe0");
+	add_device("uverbs0", "plug0", "1\n");
+	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
 	list = ibv_get_device_list(NULL);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_ptr_nonnull(find(list, "rxe0"));
+	dev = find(list, "plug0");
+	ck_assert_ptr_nonnull(dev);
+	ck_assert_ptr_eq(verbs_sysfs_provider(verbs_get_device(dev)->sysfs), &builtin);
+	ck_assert_ptr_null(verbs_get_device(dev)->ops);
+	ck_assert_ptr_null(fake_plugin());
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(loading_is_tried_once_per_process)
+{
+	struct ibv_device **list;
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	setenv("RDMAV_DRIVERS", "/nonexistent/first", 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "plug0"));
+	ibv_free_device_list(list);
+	/* Still unclaimed, and now named: not loaded, the loader ran. */
+	setenv("RDMAV_DRIVERS", FAKE_PLUGIN_PREFIX, 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "plug0"));
 	ck_assert_ptr_null(fake_plugin());
 	ibv_free_device_list(list);
 }
@@ -891,7 +927,7 @@ START_TEST(ibv_drivers_when_rdmav_drivers_unset)
 	struct ibv_device **list;
 
 	fake_tree();
-	add_device("uverbs0", "plug0");
+	add_device("uverbs0", "plug0", "1\n");
 	unsetenv("RDMAV_DRIVERS");
 	setenv("IBV_DRIVERS", FAKE_PLUGIN_PREFIX, 1);
 	list = ibv_get_device_list(NULL);
@@ -942,6 +978,7 @@ int main(void)
 	tcase_add_test(e2e, plugin_context_through_the_core);
 	tcase_add_test(e2e, no_unclaimed_device_loads_nothing);
 	tcase_add_test(e2e, ibv_drivers_when_rdmav_drivers_unset);
+	tcase_add_test(e2e, loading_is_tried_once_per_process);
 #endif
 	suite_add_tcase(s, loader);
 	suite_add_tcase(s, reg);
