@@ -163,6 +163,8 @@ static inline int vcmd_write_datapath(struct ibv_context *ctx, uint32_t cmd, voi
 
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
+/* A new async event fd into ctx->async_fd (ioctl only). */
+int vcmd_alloc_async_fd(struct ibv_context *ctx);
 
 /* GID queries exist only over ioctl (vcmd_ioctl_only): EOPNOTSUPP means
  * this kernel cannot answer and the caller must read sysfs. */

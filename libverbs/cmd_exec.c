@@ -128,14 +128,13 @@ int vioctl_exec(struct ibv_context *ctx, struct vioctl *c)
 		      VIOCTL_MAX_ATTRS * sizeof(struct ib_uverbs_attr)) / 8];
 	struct ib_uverbs_ioctl_hdr *hdr = (void *)buf;
 	size_t attrs_len = c->num_attrs * sizeof(struct ib_uverbs_attr);
-	struct verbs_device *dev = verbs_get_device(ctx->device);
 
 	memset(hdr, 0, sizeof(*hdr));
 	hdr->length = sizeof(*hdr) + attrs_len;
 	hdr->object_id = c->object_id;
 	hdr->method_id = c->method_id;
 	hdr->num_attrs = c->num_attrs;
-	hdr->driver_id = dev->driver_id;
+	hdr->driver_id = verbs_priv(ctx)->driver_id;
 	memcpy(hdr->attrs, c->attrs, attrs_len);
 	if (verbs_sys.ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr))
 		return errno;
