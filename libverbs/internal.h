@@ -123,6 +123,9 @@ extern int (*verbs_netlink_scanner)(struct verbs_list_node *found);
  * completes as it does its own (FACTS 19); or NULL with errno set.
  */
 struct verbs_device *verbs_plugin_claim(struct verbs_sysfs_dev *sysfs);
+/* Whether a QP of a plugin context was made an extended one (the
+ * adapter's record, compat/plugins/qp_ex.c): ibv_qp_to_qp_ex's answer. */
+bool verbs_plugin_qp_ex_recorded(struct ibv_qp *qp);
 
 /* ------------------------------------------------------------------ */
 /* Contexts (context.c)                                                */

@@ -737,6 +737,27 @@ START_TEST(qp_ex_set)
 }
 END_TEST
 
+/* A v56 plugin's verbs_qp is 8 bytes longer: whatever lies at the v44
+ * comp_mask offset, the answer for a plugin QP is the recorded one. */
+START_TEST(qp_to_qp_ex_of_plugin_qps)
+{
+	struct test_context *tc = new_plugin_context();
+	struct verbs_qp *qp = calloc(1, sizeof(*qp) + 8);
+
+	qp->qp.context = &tc->vctx.context;
+	qp->comp_mask = VERBS_QP_EX;
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&qp->qp));
+	ck_assert_int_eq(verbs_plugin_qp_ex_record(&qp->qp), 0);
+	qp->comp_mask = 0;
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&qp->qp), &qp->qp_ex);
+	verbs_plugin_qp_ex_forget(&qp->qp);
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&qp->qp));
+	free(qp);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* A real plugin, loaded for a device of a fake sysfs tree             */
 
@@ -973,6 +994,7 @@ int main(void)
 	tcase_add_test(helpers, wr_opcode_names);
 	tcase_add_test(helpers, log_keeps_errno);
 	tcase_add_test(helpers, qp_ex_set);
+	tcase_add_test(ctx, qp_to_qp_ex_of_plugin_qps);
 #if PLUGIN_LOADER
 	tcase_add_test(e2e, plugin_loaded_once_for_an_unclaimed_device);
 	tcase_add_test(e2e, plugin_context_through_the_core);
