@@ -647,6 +647,53 @@ START_TEST(set_ops_layers)
 }
 END_TEST
 
+static struct ibv_pd imported_pd;
+
+static struct ibv_pd *import_pd_op(struct ibv_context *ctx, uint32_t handle)
+{
+	imported_pd.context = ctx;
+	imported_pd.handle = handle;
+	return &imported_pd;
+}
+
+static struct ibv_mr dmabuf_mr;
+
+static struct ibv_mr *dmabuf_op(struct ibv_pd *pd, uint64_t offset, size_t length,
+				uint64_t iova, int fd, int access)
+{
+	(void)pd, (void)iova, (void)fd, (void)access, (void)offset, (void)length;
+	return &dmabuf_mr;
+}
+
+/* Ops without a struct verbs_ops entry reach the plugin's private copy. */
+START_TEST(private_only_ops_through_the_core)
+{
+	struct test_context *tc = new_plugin_context();
+	struct ibv_context *ctx = &tc->vctx.context;
+	const struct verbs_context_ops ops = { .import_pd = import_pd_op,
+					       .reg_dmabuf_mr = dmabuf_op };
+	struct ibv_pd pd = { .context = ctx };
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_pd(ctx, 5));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_ptr_null(ibv_reg_dmabuf_mr(&pd, 4096, 100, 0, 3, 0));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	verbs_set_ops(&tc->vctx, &ops);
+	ck_assert_ptr_eq(ibv_import_pd(ctx, 5), &imported_pd);
+	ck_assert_uint_eq(imported_pd.handle, 5);
+	ck_assert_ptr_eq(ibv_reg_dmabuf_mr(&pd, 4096, 100, 0, 3, 0), &dmabuf_mr);
+	ck_assert_ptr_eq(dmabuf_mr.pd, &pd);
+	ck_assert_ptr_eq(dmabuf_mr.context, ctx);
+	ck_assert_ptr_eq(dmabuf_mr.addr, (void *)4096);
+	ck_assert_uint_eq(dmabuf_mr.length, 100);
+	/* The placeholder: nothing to do. */
+	ibv_unimport_pd(&imported_pd);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+}
+END_TEST
+
 START_TEST(core_slots_after_alloc_context)
 {
 	struct test_context *tc = new_plugin_context();
@@ -989,6 +1036,7 @@ int main(void)
 	tcase_add_test(ctx, set_ops_fills_private_and_public_slots);
 	tcase_add_test(ctx, set_ops_layers);
 	tcase_add_test(ctx, core_slots_after_alloc_context);
+	tcase_add_test(ctx, private_only_ops_through_the_core);
 	tcase_add_test(ctx, failed_alloc_closes_cmd_fd);
 	tcase_add_test(helpers, read_ibdev_sysfs_file);
 	tcase_add_test(helpers, wr_opcode_names);

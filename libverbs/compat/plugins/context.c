@@ -491,3 +491,51 @@ void verbs_plugin_fill_core_slots(struct verbs_context *vctx)
 	copy_fn(&vctx->ABI_placeholder1, &vctx->ibv_create_flow);
 	copy_fn(&vctx->ABI_placeholder2, &vctx->ibv_destroy_flow);
 }
+
+/* ------------------------------------------------------------------ */
+/* Private-only ops the core's verbs reach for plugin contexts          */
+
+struct ibv_mr *verbs_plugin_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+					  uint64_t iova, int fd, int access)
+{
+	struct ibv_mr *mr = ops_of(pd->context)->reg_dmabuf_mr(pd, offset, length, iova, fd,
+							       access);
+
+	if (mr) {
+		mr->context = pd->context;
+		mr->pd = pd;
+		mr->addr = (void *)(uintptr_t)offset;
+		mr->length = length;
+	}
+	return mr;
+}
+
+struct ibv_pd *verbs_plugin_import_pd(struct ibv_context *ctx, uint32_t handle)
+{
+	return ops_of(ctx)->import_pd(ctx, handle);
+}
+
+void verbs_plugin_unimport_pd(struct ibv_pd *pd)
+{
+	ops_of(pd->context)->unimport_pd(pd);
+}
+
+struct ibv_mr *verbs_plugin_import_mr(struct ibv_pd *pd, uint32_t handle)
+{
+	return ops_of(pd->context)->import_mr(pd, handle);
+}
+
+void verbs_plugin_unimport_mr(struct ibv_mr *mr)
+{
+	ops_of(mr->context)->unimport_mr(mr);
+}
+
+struct ibv_dm *verbs_plugin_import_dm(struct ibv_context *ctx, uint32_t handle)
+{
+	return ops_of(ctx)->import_dm(ctx, handle);
+}
+
+void verbs_plugin_unimport_dm(struct ibv_dm *dm)
+{
+	ops_of(dm->context)->unimport_dm(dm);
+}
