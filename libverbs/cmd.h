@@ -69,12 +69,29 @@ enum vcmd_method {
 
 enum { VIOCTL_MAX_ATTRS = 16 };
 
+/*
+ * Attributes built outside the command layer (an upstream provider
+ * plugin's command buffers): sent after the command's own, link by link,
+ * and written back where they came from once the kernel succeeded, so
+ * their owner reads its outputs (new handles, output flags) in place.
+ */
+struct vioctl_chain {
+	struct ib_uverbs_attr *attrs;
+	unsigned int num_attrs;
+	/* The slot of an input given by pointer that the kernel wants inline
+	 * when it fits in 8 bytes (a driver's UHW_IN), or -1.  It is inlined
+	 * in the copy sent, and the owner's slot keeps its pointer. */
+	int inline_idx;
+	const struct vioctl_chain *next;
+};
+
 /* An ioctl command being built; attrs[] are copied back after the call
  * (new handles and fds, output flags). */
 struct vioctl {
 	uint16_t object_id, method_id;
 	unsigned int num_attrs;
 	uint32_t outputs;	/* bit i: attrs[i] points at kernel output */
+	const struct vioctl_chain *chain;	/* NULL: none */
 	struct ib_uverbs_attr attrs[VIOCTL_MAX_ATTRS];
 };
 
@@ -92,6 +109,8 @@ void vioctl_fd(struct vioctl *c, uint16_t id, int fd);
  * read it with vioctl_result() after a successful vioctl_exec(). */
 struct ib_uverbs_attr *vioctl_new(struct vioctl *c, uint16_t id);
 void vioctl_udata(struct vioctl *c, const struct verbs_udata *udata);
+/* Appends chain's attributes to c (see struct vioctl_chain); NULL: none. */
+void vioctl_link(struct vioctl *c, const struct vioctl_chain *chain);
 /* 0 or an errno value. */
 int vioctl_exec(struct ibv_context *ctx, struct vioctl *c);
 

@@ -21,6 +21,7 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 
+#include "../../cmd.h"
 #include "../../internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -59,9 +60,11 @@ static_assert(sizeof(struct ib_uverbs_ex_cmd_hdr) == 16, "layouts.txt 2");
 
 /* The number of attributes a helper's own buffer needs to take n of its
  * own plus those used in link's chain (FACTS 46). */
+#pragma GCC visibility push(default)
 unsigned int __ioctl_final_num_attrs(unsigned int num_attrs, struct ibv_command_buffer *link);
 /* Runs cmd with its chain appended; 0 or an errno value (FACTS 47). */
 int execute_ioctl(struct ibv_context *context, struct ibv_command_buffer *cmd);
+#pragma GCC visibility pop
 
 /* ------------------------------------------------------------------ */
 /* write() command wrappers (layouts.txt section 3, all 51)            */
@@ -582,5 +585,50 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr, size_t le
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, size_t cmd_size,
 		      struct ib_uverbs_resize_cq_resp *resp, size_t resp_size);
 #pragma GCC visibility pop
+
+/* ------------------------------------------------------------------ */
+/* For the helpers (not ABI)                                           */
+
+/* The provider's bytes around the core's (FACTS 37): what follows the
+ * first cmd_core bytes of cmd and resp_core bytes of resp. */
+static inline struct verbs_udata verbs_plugin_udata(const void *cmd, size_t cmd_core,
+						    size_t cmd_size, void *resp,
+						    size_t resp_core, size_t resp_size)
+{
+	struct verbs_udata udata = {};
+
+	if (cmd && cmd_size > cmd_core) {
+		udata.in = (const char *)cmd + cmd_core;
+		udata.in_len = cmd_size - cmd_core;
+	}
+	if (resp && resp_size > resp_core) {
+		udata.out = (char *)resp + resp_core;
+		udata.out_len = resp_size - resp_core;
+	}
+	return udata;
+}
+
+/* A chain of command buffers this long is a provider's bug. */
+enum { VERBS_PLUGIN_MAX_LINKS = 8 };
+
+/* A provider's chain of command buffers as the command layer's links
+ * (struct vioctl_chain), which keep pointing into the buffers. */
+struct verbs_plugin_links {
+	struct vioctl_chain node[VERBS_PLUGIN_MAX_LINKS];
+};
+
+/* Fills links from the chain starting at buf (NULL: no links; *chain is
+ * then NULL).  EINVAL when a buffer overflowed (buffer_error) or the
+ * chain is too long. */
+int verbs_plugin_link(struct verbs_plugin_links *links, struct ibv_command_buffer *buf,
+		      const struct vioctl_chain **chain);
+
+/* Whether a command whose ioctl method the kernel lacks may go by write()
+ * with this chain (FACTS 41): not when a buffer is marked ioctl-only or
+ * holds a mandatory attribute other than the driver's UHW_IN/UHW_OUT. */
+bool verbs_plugin_link_writable(const struct ibv_command_buffer *buf);
+
+/* The driver's UHW_IN/UHW_OUT bytes of the chain, for a write() fallback. */
+struct verbs_udata verbs_plugin_link_udata(const struct ibv_command_buffer *buf);
 
 #endif
