@@ -204,6 +204,35 @@ int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id
  * when RDMAV_ALLOW_DISASSOC_DESTROY asks for it. */
 int vcmd_destroy_result(int ret);
 
+/*
+ * Variants of verbs_cmd_*() (driver.h) for the adapter of upstream's
+ * provider plugins (compat/plugins), whose objects are not always ours:
+ * they fill only the public struct, not the verbs_* one around it.
+ */
+/* query_context without the async fd, link's attributes appended. */
+int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link);
+/* The kernel's own answer: the extended query if try_ex and this kernel
+ * has it, else the basic one with response_length set to cover it. */
+int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
+		      struct ib_uverbs_ex_query_device_resp *resp,
+		      const struct verbs_udata *udata);
+/* The fields of r its response_length covers; a's others are left alone. */
+void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
+				const struct ib_uverbs_ex_query_device_resp *r);
+/* Only lkey and rkey of mr are updated; iova is the new hca_va. */
+int vcmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, uint64_t iova, int access, const struct verbs_udata *udata);
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata);
+/* Basic SRQs (attr->pd set). */
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata);
+/* Also XRC QPs: attr->xrcd (IBV_QP_INIT_ATTR_XRCD, a struct verbs_xrcd's)
+ * names the domain of XRC receive QPs. */
+int vcmd_create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr, const struct verbs_udata *udata);
+
 /* Marks memory the kernel wrote as defined, for valgrind. */
 void vcmd_mark_defined(const void *p, size_t len);
 
