@@ -421,7 +421,7 @@ struct verbs_udata {
 /*
  * All return 0 or an errno value.  Creating calls fill the public fields
  * of the object they are given (context, handle, keys, numbers, the
- * mutex/cond of CQs/QPs/SRQs); the provider owns the memory.  Destroying
+ * mutex/cond of QPs/SRQs); the provider owns the memory.  Destroying
  * calls succeed on a disassociated device when RDMAV_ALLOW_DISASSOC_DESTROY
  * is set, so providers free their memory on 0 and keep it otherwise.
  */
@@ -459,8 +459,10 @@ int verbs_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		       struct ibv_mw *mw, const struct verbs_udata *udata);
 int verbs_cmd_dealloc_mw(struct ibv_mw *mw);
 
-/* Fills cq->cq (or the common head of cq->cq_ex); flags are
- * IBV_CREATE_CQ_ATTR_* and need the extended kernel command. */
+/* Fills context, handle and cqe of cq->cq (or the common head of
+ * cq->cq_ex); the core does the rest when the provider returns the CQ
+ * (verbs_init_cq).  flags are IBV_CREATE_CQ_ATTR_* and need the extended
+ * kernel command. */
 int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 			struct ibv_comp_channel *channel, int comp_vector,
 			uint32_t flags, struct verbs_cq *cq,

@@ -90,6 +90,13 @@ static inline void verbs_list_del(struct verbs_list_node *node)
 	node->next = node->prev = node;
 }
 
+/* enum ibv_node_type of the kernel's node type code (FACTS 14). */
+static inline enum ibv_node_type verbs_node_type(int kernel_code)
+{
+	return kernel_code >= IBV_NODE_CA && kernel_code <= IBV_NODE_UNSPECIFIED ?
+		(enum ibv_node_type)kernel_code : IBV_NODE_UNKNOWN;
+}
+
 /*
  * Discovery: each backend appends one calloc'd struct verbs_sysfs_dev per
  * uverbs device to *found (linked by entry) and returns how many, or -1
