@@ -69,12 +69,29 @@ enum vcmd_method {
 
 enum { VIOCTL_MAX_ATTRS = 16 };
 
+/*
+ * Attributes built outside the command layer (an upstream provider
+ * plugin's command buffers): sent after the command's own, link by link,
+ * and written back where they came from once the kernel succeeded, so
+ * their owner reads its outputs (new handles, output flags) in place.
+ */
+struct vioctl_chain {
+	struct ib_uverbs_attr *attrs;
+	unsigned int num_attrs;
+	/* The slot of an input given by pointer that the kernel wants inline
+	 * when it fits in 8 bytes (a driver's UHW_IN), or -1.  It is inlined
+	 * in the copy sent, and the owner's slot keeps its pointer. */
+	int inline_idx;
+	const struct vioctl_chain *next;
+};
+
 /* An ioctl command being built; attrs[] are copied back after the call
  * (new handles and fds, output flags). */
 struct vioctl {
 	uint16_t object_id, method_id;
 	unsigned int num_attrs;
 	uint32_t outputs;	/* bit i: attrs[i] points at kernel output */
+	const struct vioctl_chain *chain;	/* NULL: none */
 	struct ib_uverbs_attr attrs[VIOCTL_MAX_ATTRS];
 };
 
@@ -92,6 +109,8 @@ void vioctl_fd(struct vioctl *c, uint16_t id, int fd);
  * read it with vioctl_result() after a successful vioctl_exec(). */
 struct ib_uverbs_attr *vioctl_new(struct vioctl *c, uint16_t id);
 void vioctl_udata(struct vioctl *c, const struct verbs_udata *udata);
+/* Appends chain's attributes to c (see struct vioctl_chain); NULL: none. */
+void vioctl_link(struct vioctl *c, const struct vioctl_chain *chain);
 /* 0 or an errno value. */
 int vioctl_exec(struct ibv_context *ctx, struct vioctl *c);
 
@@ -186,6 +205,35 @@ int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id
 /* The errno of a destroy: EIO on a disassociated device counts as done
  * when RDMAV_ALLOW_DISASSOC_DESTROY asks for it. */
 int vcmd_destroy_result(int ret);
+
+/*
+ * Variants of verbs_cmd_*() (driver.h) for the adapter of upstream's
+ * provider plugins (compat/plugins), whose objects are not always ours:
+ * they fill only the public struct, not the verbs_* one around it.
+ */
+/* query_context with link's attributes appended. */
+int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link);
+/* The kernel's own answer: the extended query if try_ex and this kernel
+ * has it, else the basic one with response_length set to cover it. */
+int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
+		      struct ib_uverbs_ex_query_device_resp *resp,
+		      const struct verbs_udata *udata);
+/* The fields of r its response_length covers; a's others are left alone. */
+void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
+				const struct ib_uverbs_ex_query_device_resp *r);
+/* Only lkey and rkey of mr are updated; iova is the new hca_va. */
+int vcmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, uint64_t iova, int access, const struct verbs_udata *udata);
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata);
+/* Basic SRQs (attr->pd set). */
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata);
+/* Also XRC QPs: attr->xrcd (IBV_QP_INIT_ATTR_XRCD, a struct verbs_xrcd's)
+ * names the domain of XRC receive QPs. */
+int vcmd_create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr, const struct verbs_udata *udata);
 
 /* Marks memory the kernel wrote as defined, for valgrind. */
 void vcmd_mark_defined(const void *p, size_t len);

@@ -2,6 +2,7 @@
 /* Kernel commands for completion channels and completion queues. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -29,7 +30,7 @@ static void init_cq(struct ibv_cq *cq, struct ibv_context *ctx, uint32_t handle,
 
 static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 			   struct ibv_comp_channel *channel, int comp_vector,
-			   uint32_t flags, struct verbs_cq *cq,
+			   uint32_t flags, struct ibv_cq *cq,
 			   const struct verbs_udata *udata)
 {
 	struct ib_uverbs_attr *handle;
@@ -50,14 +51,13 @@ static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 	vioctl_udata(&c, udata);
 	ret = vioctl_exec(ctx, &c);
 	if (!ret)
-		init_cq(&cq->cq, ctx, vioctl_result(handle), resp_cqe);
+		init_cq(cq, ctx, vioctl_result(handle), resp_cqe);
 	return ret;
 }
 
-int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
-			struct ibv_comp_channel *channel, int comp_vector,
-			uint32_t flags, struct verbs_cq *cq,
-			const struct verbs_udata *udata)
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata)
 {
 	int ret;
 
@@ -79,7 +79,7 @@ int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_CREATE_CQ, &req, sizeof(req),
 				 &resp, sizeof(resp), udata);
 		if (!ret)
-			init_cq(&cq->cq, ctx, resp.base.cq_handle, resp.base.cqe);
+			init_cq(cq, ctx, resp.base.cq_handle, resp.base.cqe);
 	} else {
 		struct ib_uverbs_create_cq req = {
 			.user_handle = (uintptr_t)cq,
@@ -92,9 +92,17 @@ int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req),
 				 &resp, sizeof(resp), udata);
 		if (!ret)
-			init_cq(&cq->cq, ctx, resp.cq_handle, resp.cqe);
+			init_cq(cq, ctx, resp.cq_handle, resp.cqe);
 	}
 	return ret;
+}
+
+int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
+			struct ibv_comp_channel *channel, int comp_vector,
+			uint32_t flags, struct verbs_cq *cq,
+			const struct verbs_udata *udata)
+{
+	return vcmd_create_cq(ctx, cqe, channel, comp_vector, flags, &cq->cq, udata);
 }
 
 int verbs_cmd_resize_cq(struct ibv_cq *cq, int cqe, const struct verbs_udata *udata)
@@ -119,6 +127,54 @@ int verbs_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 
 	return vcmd_write(cq->context, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &req,
 			  sizeof(req), NULL, 0, NULL);
+}
+
+static void wc_from_kern(struct ibv_wc *wc, const struct ib_uverbs_wc *k)
+{
+	wc->wr_id = k->wr_id;
+	wc->status = k->status;
+	wc->opcode = k->opcode;
+	wc->vendor_err = k->vendor_err;
+	wc->byte_len = k->byte_len;
+	wc->imm_data = k->ex.imm_data;
+	wc->qp_num = k->qp_num;
+	wc->src_qp = k->src_qp;
+	wc->wc_flags = k->wc_flags;
+	wc->pkey_index = k->pkey_index;
+	wc->slid = k->slid;
+	wc->sl = k->sl;
+	wc->dlid_path_bits = k->dlid_path_bits;
+}
+
+/* Completions polled this many at a time need no allocation. */
+enum { POLL_STACK_WCS = 16 };
+
+int verbs_cmd_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc, int *polled)
+{
+	struct ib_uverbs_poll_cq req = { .cq_handle = cq->handle };
+	uint64_t stack[(sizeof(struct ib_uverbs_poll_cq_resp) +
+			POLL_STACK_WCS * sizeof(struct ib_uverbs_wc)) / 8];
+	struct ib_uverbs_poll_cq_resp *resp = (void *)stack;
+	size_t resp_len;
+	int ret;
+
+	if (num_entries < 0)
+		return EINVAL;
+	req.ne = num_entries;
+	resp_len = sizeof(*resp) + (size_t)num_entries * sizeof(struct ib_uverbs_wc);
+	if (num_entries > POLL_STACK_WCS && !(resp = malloc(resp_len)))
+		return ENOMEM;
+	ret = vcmd_write(cq->context, IB_USER_VERBS_CMD_POLL_CQ, &req, sizeof(req),
+			 resp, resp_len, NULL);
+	if (!ret) {
+		/* The kernel never reports more than it was asked for. */
+		*polled = resp->count < (uint32_t)num_entries ? (int)resp->count : num_entries;
+		for (int i = 0; i < *polled; i++)
+			wc_from_kern(&wc[i], &resp->wc[i]);
+	}
+	if (resp != (void *)stack)
+		free(resp);
+	return ret;
 }
 
 /* Events the kernel delivered may still be unacknowledged: the memory

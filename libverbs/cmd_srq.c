@@ -6,11 +6,9 @@
 
 #include "cmd.h"
 
-static void init_srq(struct verbs_srq *vsrq, struct ibv_context *ctx,
+static void init_srq(struct ibv_srq *srq, struct ibv_context *ctx,
 		     const struct ibv_srq_init_attr_ex *attr, uint32_t handle)
 {
-	struct ibv_srq *srq = &vsrq->srq;
-
 	srq->context = ctx;
 	srq->srq_context = attr->srq_context;
 	srq->pd = attr->pd;
@@ -18,10 +16,9 @@ static void init_srq(struct verbs_srq *vsrq, struct ibv_context *ctx,
 	srq->events_completed = 0;
 	pthread_mutex_init(&srq->mutex, NULL);
 	pthread_cond_init(&srq->cond, NULL);
-	vsrq->srq_type = IBV_SRQT_BASIC;
 }
 
-static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
+static int create_srq_ioctl(struct ibv_context *ctx, struct ibv_srq *srq,
 			    struct ibv_srq_init_attr_ex *attr,
 			    const struct verbs_udata *udata)
 {
@@ -50,9 +47,8 @@ static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
 	return 0;
 }
 
-int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
-			 struct ibv_srq_init_attr_ex *attr,
-			 const struct verbs_udata *udata)
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata)
 {
 	struct ib_uverbs_create_srq req;
 	struct ib_uverbs_create_srq_resp resp;
@@ -83,6 +79,17 @@ int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
 	attr->attr.max_sge = resp.max_sge;
 	init_srq(srq, ctx, attr, resp.srq_handle);
 	return 0;
+}
+
+int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
+			 struct ibv_srq_init_attr_ex *attr,
+			 const struct verbs_udata *udata)
+{
+	int ret = vcmd_create_srq(ctx, &srq->srq, attr, udata);
+
+	if (!ret)
+		srq->srq_type = IBV_SRQT_BASIC;
+	return ret;
 }
 
 int verbs_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
