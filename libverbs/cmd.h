@@ -287,16 +287,6 @@ int verbs_cmd_modify_flow_action_esp(struct ibv_context *ctx, uint32_t handle,
 				     const struct ibv_flow_action_esp_attr *attr, const struct vioctl_chain *link);
 int verbs_cmd_destroy_flow_action(struct ibv_context *ctx, uint32_t handle);
 
-/* verbs_cmd_create_cq() as upstream's create_cq_ex helpers send it:
- * flags in write_optional alone do not need the extended write() command
- * (the provider copes when the kernel does not see them); link adds the
- * provider's attributes to the ioctl; ioctl_only: EOPNOTSUPP rather than
- * write() when the kernel lacks the method (a link write() cannot carry). */
-int verbs_cmd_create_cq_ex(struct ibv_context *ctx, int cqe,
-			   struct ibv_comp_channel *channel, int comp_vector,
-			   uint32_t flags, uint32_t write_optional, struct verbs_cq *cq,
-			   const struct verbs_udata *udata, const struct vioctl_chain *link,
-			   bool ioctl_only);
 /* IBV_CQ_ATTR_MODERATE is the only mask bit the kernel knows. */
 int verbs_cmd_modify_cq(struct ibv_cq *cq, const struct ibv_modify_cq_attr *attr,
 			const struct verbs_udata *udata);
@@ -311,6 +301,47 @@ int verbs_cmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp, uint32_t xrcd_
 int verbs_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			   struct ib_uverbs_ex_modify_qp_resp *resp,
 			   const struct verbs_udata *udata);
+
+/*
+ * Variants of verbs_cmd_*() (driver.h) for the adapter of upstream's
+ * provider plugins (compat/plugins), whose objects are not always ours:
+ * they fill only the public struct, not the verbs_* one around it.
+ */
+/* query_context without the async fd, link's attributes appended. */
+int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link);
+/* The kernel's own answer: the extended query if try_ex and this kernel
+ * has it, else the basic one with response_length set to cover it. */
+int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
+		      struct ib_uverbs_ex_query_device_resp *resp,
+		      const struct verbs_udata *udata);
+/* The fields of r its response_length covers; a's others are left alone. */
+void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
+				const struct ib_uverbs_ex_query_device_resp *r);
+/* Only lkey and rkey of mr are updated; iova is the new hca_va. */
+int vcmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, uint64_t iova, int access, const struct verbs_udata *udata);
+/* What upstream's create_cq_ex helpers add to a CQ creation. */
+struct vcmd_cq_ex {
+	/* Flags that alone do not need the extended write() command (the
+	 * provider copes when the kernel does not see them). */
+	uint32_t write_optional;
+	const struct vioctl_chain *link;	/* the provider's attributes */
+	/* EOPNOTSUPP rather than write() when the kernel lacks the ioctl
+	 * method: the link holds what a write() cannot carry. */
+	bool ioctl_only;
+};
+/* ex: NULL for a plain creation. */
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata, const struct vcmd_cq_ex *ex);
+/* Any SRQ type verbs_cmd_create_srq() makes, filling only struct ibv_srq
+ * (PD required: EINVAL). */
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata);
+/* Also XRC QPs: attr->xrcd (IBV_QP_INIT_ATTR_XRCD, a struct verbs_xrcd's)
+ * names the domain of XRC receive QPs. */
+int vcmd_create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr, const struct verbs_udata *udata);
 
 /* Marks memory the kernel wrote as defined, for valgrind. */
 void vcmd_mark_defined(const void *p, size_t len);

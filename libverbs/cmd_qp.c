@@ -3,6 +3,7 @@
  * kernel. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,10 @@
 /* ------------------------------------------------------------------ */
 /* Create                                                              */
 
-static void init_qp(struct verbs_qp *vqp, struct ibv_context *ctx,
+static void init_qp(struct ibv_qp *qp, struct ibv_context *ctx,
 		    const struct ibv_qp_init_attr_ex *attr, uint32_t handle,
 		    uint32_t qpn)
 {
-	struct ibv_qp *qp = &vqp->qp;
-
 	qp->context = ctx;
 	qp->qp_context = attr->qp_context;
 	qp->pd = attr->pd;
@@ -42,7 +41,24 @@ static void cap_from_kern(struct ibv_qp_cap *cap, uint32_t send_wr, uint32_t rec
 	cap->max_inline_data = inline_data;
 }
 
-static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
+/* XRC QPs name their domain where others name a PD; XRC receive QPs have
+ * no queues of their own, XRC send QPs no receive side. */
+static bool xrc_recv(const struct ibv_qp_init_attr_ex *attr)
+{
+	return attr->qp_type == IBV_QPT_XRC_RECV;
+}
+
+static bool no_recv_side(const struct ibv_qp_init_attr_ex *attr)
+{
+	return attr->qp_type == IBV_QPT_XRC_SEND || xrc_recv(attr);
+}
+
+static uint32_t xrcd_handle(const struct ibv_qp_init_attr_ex *attr)
+{
+	return container_of(attr->xrcd, struct verbs_xrcd, xrcd)->handle;
+}
+
+static int create_qp_ioctl(struct ibv_context *ctx, struct ibv_qp *qp,
 			   struct ibv_qp_init_attr_ex *attr, uint32_t flags,
 			   const struct verbs_udata *udata)
 {
@@ -60,7 +76,9 @@ static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
 
 	vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
 	handle = vioctl_new(&c, UVERBS_ATTR_CREATE_QP_HANDLE);
-	if (attr->pd)
+	if (attr->xrcd)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, xrcd_handle(attr));
+	else if (attr->pd)
 		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, attr->pd->handle);
 	if (attr->send_cq)
 		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, attr->send_cq->handle);
@@ -94,13 +112,13 @@ static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
 	return 0;
 }
 
-static int create_qp_write(struct ibv_context *ctx, struct verbs_qp *qp,
+static int create_qp_write(struct ibv_context *ctx, struct ibv_qp *qp,
 			   struct ibv_qp_init_attr_ex *attr, uint32_t flags,
 			   const struct verbs_udata *udata)
 {
 	struct ib_uverbs_ex_create_qp req = {
 		.user_handle = (uintptr_t)qp,
-		.pd_handle = attr->pd ? attr->pd->handle : 0,
+		.pd_handle = attr->xrcd ? xrcd_handle(attr) : attr->pd ? attr->pd->handle : 0,
 		.send_cq_handle = attr->send_cq ? attr->send_cq->handle : 0,
 		.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle : 0,
 		.srq_handle = attr->srq ? attr->srq->handle : 0,
@@ -144,7 +162,7 @@ static int create_qp_write(struct ibv_context *ctx, struct verbs_qp *qp,
 	return 0;
 }
 
-static int create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+static int create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
 		     struct ibv_qp_init_attr_ex *attr, uint32_t flags,
 		     const struct verbs_udata *udata)
 {
@@ -158,9 +176,8 @@ static int create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 	return create_qp_write(ctx, qp, attr, flags, udata);
 }
 
-int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
-			struct ibv_qp_init_attr_ex *attr,
-			const struct verbs_udata *udata)
+int vcmd_create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr, const struct verbs_udata *udata)
 {
 	uint32_t flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ? attr->create_flags : 0;
 	/* Fields comp_mask leaves out are the caller's, whatever they hold:
@@ -168,17 +185,32 @@ int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 	struct ibv_qp_init_attr_ex asked = *attr;
 	int ret;
 
-	/* XRC domains are not supported by this library yet. */
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
-		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
 		asked.rwq_ind_tbl = NULL;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
 		asked.pd = NULL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !xrc_recv(attr))
+		asked.xrcd = NULL;
+	if (no_recv_side(attr)) {
+		asked.recv_cq = NULL;
+		asked.srq = NULL;
+	}
+	if (xrc_recv(attr))
+		asked.send_cq = NULL;
 	ret = create_qp(ctx, qp, &asked, flags, udata);
 	if (!ret)
 		attr->cap = asked.cap;
 	return ret;
+}
+
+int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+			struct ibv_qp_init_attr_ex *attr,
+			const struct verbs_udata *udata)
+{
+	/* XRC domains are not supported by this library's own providers. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+		return EOPNOTSUPP;
+	return vcmd_create_qp(ctx, &qp->qp, attr, udata);
 }
 
 /*

@@ -6,6 +6,18 @@
 
 #include "cmd.h"
 
+static void init_srq(struct ibv_srq *srq, struct ibv_context *ctx,
+		     const struct ibv_srq_init_attr_ex *attr, uint32_t handle)
+{
+	srq->context = ctx;
+	srq->srq_context = attr->srq_context;
+	srq->pd = attr->pd;
+	srq->handle = handle;
+	srq->events_completed = 0;
+	pthread_mutex_init(&srq->mutex, NULL);
+	pthread_cond_init(&srq->cond, NULL);
+}
+
 static enum ibv_srq_type srq_type(const struct ibv_srq_init_attr_ex *attr)
 {
 	return (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? attr->srq_type : IBV_SRQT_BASIC;
@@ -33,35 +45,13 @@ static uint32_t srq_tags(const struct ibv_srq_init_attr_ex *attr)
 	return attr->tm_cap.max_num_tags;
 }
 
-static void init_srq(struct verbs_srq *vsrq, struct ibv_context *ctx,
-		     const struct ibv_srq_init_attr_ex *attr, uint32_t handle,
-		     uint32_t srq_num)
-{
-	struct ibv_srq *srq = &vsrq->srq;
-
-	srq->context = ctx;
-	srq->srq_context = attr->srq_context;
-	srq->pd = attr->pd;
-	srq->handle = handle;
-	srq->events_completed = 0;
-	pthread_mutex_init(&srq->mutex, NULL);
-	pthread_cond_init(&srq->cond, NULL);
-	vsrq->srq_type = srq_type(attr);
-	if (srq_xrcd(attr)) {
-		vsrq->xrcd = srq_xrcd(attr);
-		vsrq->srq_num = srq_num;
-	}
-	if (srq_cq(attr))
-		vsrq->cq = srq_cq(attr);
-}
-
-static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
-			    struct ibv_srq_init_attr_ex *attr,
+static int create_srq_ioctl(struct ibv_context *ctx, struct ibv_srq *srq,
+			    struct ibv_srq_init_attr_ex *attr, uint32_t *srq_num,
 			    const struct verbs_udata *udata)
 {
 	struct verbs_xrcd *xrcd = srq_xrcd(attr);
-	uint32_t max_wr, max_sge, srq_num = 0;
 	struct ib_uverbs_attr *handle;
+	uint32_t max_wr, max_sge;
 	struct vioctl c;
 	int ret;
 
@@ -82,21 +72,21 @@ static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
 	vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, &max_wr, sizeof(max_wr));
 	vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, &max_sge, sizeof(max_sge));
 	if (xrcd)
-		vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, &srq_num, sizeof(srq_num));
+		vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, srq_num, sizeof(*srq_num));
 	vioctl_udata(&c, udata);
 	ret = vioctl_exec(ctx, &c);
 	if (ret)
 		return ret;
 	attr->attr.max_wr = max_wr;
 	attr->attr.max_sge = max_sge;
-	init_srq(srq, ctx, attr, vioctl_result(handle), srq_num);
+	init_srq(srq, ctx, attr, vioctl_result(handle));
 	return 0;
 }
 
 /* XRC and tag-matching SRQs: CREATE_XSRQ, the basic request plus type,
  * domain, CQ and tag count. */
-static int create_xsrq_write(struct ibv_context *ctx, struct verbs_srq *srq,
-			     struct ibv_srq_init_attr_ex *attr,
+static int create_xsrq_write(struct ibv_context *ctx, struct ibv_srq *srq,
+			     struct ibv_srq_init_attr_ex *attr, uint32_t *srq_num,
 			     const struct verbs_udata *udata)
 {
 	struct verbs_xrcd *xrcd = srq_xrcd(attr);
@@ -120,29 +110,29 @@ static int create_xsrq_write(struct ibv_context *ctx, struct verbs_srq *srq,
 		return ret;
 	attr->attr.max_wr = resp.max_wr;
 	attr->attr.max_sge = resp.max_sge;
-	init_srq(srq, ctx, attr, resp.srq_handle, resp.srqn);
+	*srq_num = resp.srqn;
+	init_srq(srq, ctx, attr, resp.srq_handle);
 	return 0;
 }
 
-/* XRC and tag-matching SRQs come only from plugins of NICs that have them
- * (mlx5, hns, ...): rxe and siw refuse them before asking the kernel. */
-int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
-			 struct ibv_srq_init_attr_ex *attr,
-			 const struct verbs_udata *udata)
+static int create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		      struct ibv_srq_init_attr_ex *attr, uint32_t *srq_num,
+		      const struct verbs_udata *udata)
 {
 	struct ib_uverbs_create_srq req;
 	struct ib_uverbs_create_srq_resp resp;
 	int ret;
 
+	*srq_num = 0;
 	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
 		return EINVAL;
 	if (vcmd_use_ioctl(ctx, VCMD_CREATE_SRQ)) {
-		ret = create_srq_ioctl(ctx, srq, attr, udata);
+		ret = create_srq_ioctl(ctx, srq, attr, srq_num, udata);
 		if (!vcmd_fall_back(ctx, VCMD_CREATE_SRQ, &ret))
 			return ret;
 	}
 	if (srq_type(attr) != IBV_SRQT_BASIC)
-		return create_xsrq_write(ctx, srq, attr, udata);
+		return create_xsrq_write(ctx, srq, attr, srq_num, udata);
 	req = (struct ib_uverbs_create_srq){
 		.user_handle = (uintptr_t)srq,
 		.pd_handle = attr->pd->handle,
@@ -156,7 +146,37 @@ int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
 		return ret;
 	attr->attr.max_wr = resp.max_wr;
 	attr->attr.max_sge = resp.max_sge;
-	init_srq(srq, ctx, attr, resp.srq_handle, 0);
+	init_srq(srq, ctx, attr, resp.srq_handle);
+	return 0;
+}
+
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata)
+{
+	uint32_t srq_num;
+
+	return create_srq(ctx, srq, attr, &srq_num, udata);
+}
+
+/* XRC and tag-matching SRQs come only from plugins of NICs that have them
+ * (mlx5, hns, ...): rxe and siw refuse them before asking the kernel. */
+int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *vsrq,
+			 struct ibv_srq_init_attr_ex *attr,
+			 const struct verbs_udata *udata)
+{
+	uint32_t srq_num;
+	int ret;
+
+	ret = create_srq(ctx, &vsrq->srq, attr, &srq_num, udata);
+	if (ret)
+		return ret;
+	vsrq->srq_type = srq_type(attr);
+	if (srq_xrcd(attr)) {
+		vsrq->xrcd = srq_xrcd(attr);
+		vsrq->srq_num = srq_num;
+	}
+	if (srq_cq(attr))
+		vsrq->cq = srq_cq(attr);
 	return 0;
 }
 
