@@ -171,6 +171,9 @@ int verbs_cmd_create_rwq_ind_table(struct ibv_context *ctx,
 	free(req);
 	if (ret)
 		return ret;
+	/* A kernel answering less than this has not told the handle. */
+	if (resp.response_length < sizeof(resp))
+		return EINVAL;
 	table->context = ctx;
 	table->ind_tbl_handle = resp.ind_tbl_handle;
 	table->ind_tbl_num = resp.ind_tbl_num;

@@ -15,6 +15,8 @@
 #define OPENVERBS_COMPAT_PLUGINS_COMMANDS_H
 
 #include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -588,6 +590,14 @@ int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, siz
 
 /* ------------------------------------------------------------------ */
 /* For the helpers (not ABI)                                           */
+
+/* FACTS 36: 0, or a positive errno value also left in errno. */
+static inline int verbs_plugin_result(int ret)
+{
+	if (ret)
+		errno = ret;
+	return ret;
+}
 
 /* The provider's bytes around the core's (FACTS 37): what follows the
  * first cmd_core bytes of cmd and resp_core bytes of resp. */
