@@ -936,6 +936,7 @@ START_TEST(plugin_context_through_the_core)
 	ctx = ibv_open_device(find(list, "plug0"));
 	ck_assert_ptr_nonnull(ctx);
 	ck_assert_uint_eq(verbs_priv(ctx)->driver_id, 77);
+	ck_assert_uint_eq(verbs_plugin_release(ctx), 44);
 	ck_assert_ptr_eq(verbs_get_ctx(ctx)->query_port, verbs_query_port_sized);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
@@ -986,6 +987,31 @@ START_TEST(loading_is_tried_once_per_process)
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plug0"));
 	ck_assert_ptr_null(fake_plugin());
+	ibv_free_device_list(list);
+}
+END_TEST
+
+/* A library-style plugin tells its rdma-core release in its real file
+ * name, behind the -rdmav34.so symlink. */
+START_TEST(release_from_the_real_file_name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	char cmd[PATH_MAX * 2];
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	snprintf(cmd, sizeof(cmd), "cp '%s-rdmav34.so' '%s/libfake.so.1.25.56.1' && "
+		 "ln -sf libfake.so.1.25.56.1 '%s/libv56-rdmav34.so'",
+		 FAKE_PLUGIN_PREFIX, root, root);
+	ck_assert_int_eq(system(cmd), 0);
+	setenv("RDMAV_DRIVERS", at("libv56"), 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "plug0"));
+	ctx = ibv_open_device(find(list, "plug0"));
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_uint_eq(verbs_plugin_release(ctx), 56);
+	ibv_close_device(ctx);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -1049,6 +1075,7 @@ int main(void)
 	tcase_add_test(e2e, no_unclaimed_device_loads_nothing);
 	tcase_add_test(e2e, ibv_drivers_when_rdmav_drivers_unset);
 	tcase_add_test(e2e, loading_is_tried_once_per_process);
+	tcase_add_test(e2e, release_from_the_real_file_name);
 #endif
 	suite_add_tcase(s, loader);
 	suite_add_tcase(s, reg);
