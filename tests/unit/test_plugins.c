@@ -711,15 +711,32 @@ START_TEST(core_slots_after_alloc_context)
 }
 END_TEST
 
+/* The library's calloc() (linked with --wrap=calloc) fails while set. */
+static bool calloc_fails;
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fails) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
 START_TEST(failed_alloc_closes_cmd_fd)
 {
 	struct verbs_device dev = { .sysfs = NULL };
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+	calloc_fails = true;
 	errno = 0;
-	ck_assert_ptr_null(_verbs_init_and_alloc_context(&dev.device, fd, SIZE_MAX / 2, NULL, 0));
+	ck_assert_ptr_null(_verbs_init_and_alloc_context(&dev.device, fd, 64, NULL, 0));
+	calloc_fails = false;
 	ck_assert_int_eq(errno, ENOMEM);
 	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
 }
 END_TEST
 
