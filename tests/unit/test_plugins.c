@@ -1033,6 +1033,68 @@ START_TEST(release_from_the_real_file_name)
 }
 END_TEST
 
+/* What listing plug0 with an unloadable plugin named writes to stderr. */
+static void stderr_of_failed_load(char *out, size_t size)
+{
+	struct ibv_device **list;
+	int saved = dup(2), fd;
+	ssize_t n;
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	setenv("RDMAV_DRIVERS", "/nonexistent/plugin", 1);
+	fd = open(at("stderr"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	list = ibv_get_device_list(NULL);
+	dup2(saved, 2);
+	close(saved);
+	ibv_free_device_list(list);
+	n = pread(fd, out, size - 1, 0);
+	close(fd);
+	ck_assert_int_ge(n, 0);
+	out[n] = '\0';
+}
+
+START_TEST(failed_loads_are_quiet)
+{
+	char out[4096];
+
+	unsetenv("IBV_SHOW_WARNINGS");
+	unsetenv("VERBS_LOG_LEVEL");
+	stderr_of_failed_load(out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(failed_loads_said_when_asked)
+{
+	char out[4096];
+
+	setenv("IBV_SHOW_WARNINGS", "1", 1);
+	stderr_of_failed_load(out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/plugin-rdmav34.so"));
+}
+END_TEST
+
+/* The data object mlx5 reads follows the core's rule (FACTS 43). */
+START_TEST(disassociate_destroy_flag)
+{
+	struct test_context *tc;
+
+	setenv("RDMAV_ALLOW_DISASSOC_DESTROY", "1", 1);
+	tc = new_plugin_context();
+	ck_assert(verbs_allow_disassociate_destroy);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+	unsetenv("RDMAV_ALLOW_DISASSOC_DESTROY");
+	tc = new_plugin_context();
+	ck_assert(!verbs_allow_disassociate_destroy);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+}
+END_TEST
+
 START_TEST(ibv_drivers_when_rdmav_drivers_unset)
 {
 	struct ibv_device **list;
@@ -1093,6 +1155,9 @@ int main(void)
 	tcase_add_test(e2e, ibv_drivers_when_rdmav_drivers_unset);
 	tcase_add_test(e2e, loading_is_tried_once_per_process);
 	tcase_add_test(e2e, release_from_the_real_file_name);
+	tcase_add_test(e2e, failed_loads_are_quiet);
+	tcase_add_test(e2e, failed_loads_said_when_asked);
+	tcase_add_test(e2e, disassociate_destroy_flag);
 #endif
 	suite_add_tcase(s, loader);
 	suite_add_tcase(s, reg);
