@@ -1087,6 +1087,8 @@ START_TEST(disassociate_destroy_flag)
 	ck_assert(verbs_allow_disassociate_destroy);
 	verbs_uninit_context(&tc->vctx);
 	free(tc);
+	free(ctx_sysfs);
+	free(ctx_dev);
 	unsetenv("RDMAV_ALLOW_DISASSOC_DESTROY");
 	tc = new_plugin_context();
 	ck_assert(!verbs_allow_disassociate_destroy);
