@@ -1097,6 +1097,37 @@ START_TEST(disassociate_destroy_flag)
 }
 END_TEST
 
+/* FACTS 27 through the bridge: a device found by the char device number
+ * (/dev/null's here), the caller's fd owned on success only. */
+START_TEST(import_through_the_bridge)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	int fd;
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	put("sys/class/infiniband_verbs/uverbs0/dev", "1:3\n");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "plug0"));
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	setenv("FAKE_PLUGIN_REFUSE_IMPORT", "1", 1);
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_device(fd));
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	unsetenv("FAKE_PLUGIN_REFUSE_IMPORT");
+	ctx = ibv_import_device(fd);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(ctx->cmd_fd, fd);
+	ck_assert_ptr_eq(ctx->device, find(list, "plug0"));
+	ck_assert_ptr_eq(verbs_get_ctx(ctx)->query_port, verbs_query_port_sized);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
+	ibv_free_device_list(list);
+}
+END_TEST
+
 START_TEST(ibv_drivers_when_rdmav_drivers_unset)
 {
 	struct ibv_device **list;
@@ -1160,6 +1191,7 @@ int main(void)
 	tcase_add_test(e2e, failed_loads_are_quiet);
 	tcase_add_test(e2e, failed_loads_said_when_asked);
 	tcase_add_test(e2e, disassociate_destroy_flag);
+	tcase_add_test(e2e, import_through_the_bridge);
 #endif
 	suite_add_tcase(s, loader);
 	suite_add_tcase(s, reg);
