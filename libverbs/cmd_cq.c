@@ -31,7 +31,7 @@ static void init_cq(struct ibv_cq *cq, struct ibv_context *ctx, uint32_t handle,
 static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 			   struct ibv_comp_channel *channel, int comp_vector,
 			   uint32_t flags, struct ibv_cq *cq,
-			   const struct verbs_udata *udata)
+			   const struct verbs_udata *udata, const struct vioctl_chain *link)
 {
 	struct ib_uverbs_attr *handle;
 	uint32_t resp_cqe;
@@ -49,23 +49,20 @@ static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 		vioctl_in_u32(&c, UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
 	vioctl_out(&c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &resp_cqe, sizeof(resp_cqe));
 	vioctl_udata(&c, udata);
+	vioctl_link(&c, link);
 	ret = vioctl_exec(ctx, &c);
 	if (!ret)
 		init_cq(cq, ctx, vioctl_result(handle), resp_cqe);
 	return ret;
 }
 
-int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
-		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
-		   const struct verbs_udata *udata)
+static int create_cq_write(struct ibv_context *ctx, int cqe,
+			   struct ibv_comp_channel *channel, int comp_vector,
+			   uint32_t flags, struct ibv_cq *cq,
+			   const struct verbs_udata *udata)
 {
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VCMD_CREATE_CQ)) {
-		ret = create_cq_ioctl(ctx, cqe, channel, comp_vector, flags, cq, udata);
-		if (!vcmd_fall_back(ctx, VCMD_CREATE_CQ, &ret))
-			return ret;
-	}
 	if (flags) {
 		struct ib_uverbs_ex_create_cq req = {
 			.user_handle = (uintptr_t)cq,
@@ -97,12 +94,48 @@ int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *ch
 	return ret;
 }
 
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata, const struct vcmd_cq_ex *ex)
+{
+	const struct vioctl_chain *link = ex ? ex->link : NULL;
+	int ret;
+
+	if (vcmd_use_ioctl(ctx, VCMD_CREATE_CQ)) {
+		ret = create_cq_ioctl(ctx, cqe, channel, comp_vector, flags, cq, udata, link);
+		if (!vcmd_fall_back(ctx, VCMD_CREATE_CQ, &ret))
+			return ret;
+	}
+	if (ex && ex->ioctl_only)
+		return EOPNOTSUPP;
+	/* Flags the provider can do without leave the legacy command. */
+	if (ex && !(flags & ~ex->write_optional))
+		flags = 0;
+	return create_cq_write(ctx, cqe, channel, comp_vector, flags, cq, udata);
+}
+
 int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 			struct ibv_comp_channel *channel, int comp_vector,
 			uint32_t flags, struct verbs_cq *cq,
 			const struct verbs_udata *udata)
 {
-	return vcmd_create_cq(ctx, cqe, channel, comp_vector, flags, &cq->cq, udata);
+	return vcmd_create_cq(ctx, cqe, channel, comp_vector, flags, &cq->cq, udata, NULL);
+}
+
+int verbs_cmd_modify_cq(struct ibv_cq *cq, const struct ibv_modify_cq_attr *attr,
+			const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_cq req = {
+		.cq_handle = cq->handle,
+		.attr_mask = attr->attr_mask,
+		.attr = {
+			.cq_count = attr->moderate.cq_count,
+			.cq_period = attr->moderate.cq_period,
+		},
+	};
+
+	return vcmd_write(cq->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_CQ,
+			  &req, sizeof(req), NULL, 0, udata);
 }
 
 int verbs_cmd_resize_cq(struct ibv_cq *cq, int cqe, const struct verbs_udata *udata)

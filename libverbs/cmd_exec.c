@@ -293,7 +293,15 @@ int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id
 		if (!vcmd_fall_back(ctx, m, &ret))
 			return vcmd_destroy_result(ret);
 	}
-	ret = vcmd_write(ctx, write_cmd, &handle, sizeof(handle), NULL, 0, NULL);
+	if (write_cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		/* Extended destroys (flow, indirection table) lead with a
+		 * comp_mask the kernel wants 0. */
+		uint32_t req[2] = { 0, handle };
+
+		ret = vcmd_write(ctx, write_cmd, req, sizeof(req), NULL, 0, NULL);
+	} else {
+		ret = vcmd_write(ctx, write_cmd, &handle, sizeof(handle), NULL, 0, NULL);
+	}
 	return vcmd_destroy_result(ret);
 }
 

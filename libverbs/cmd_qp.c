@@ -213,6 +213,44 @@ int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 	return vcmd_create_qp(ctx, &qp->qp, attr, udata);
 }
 
+/*
+ * XRC target QPs live in their XRC domain, not in the process that made
+ * them: another process sharing the domain opens one by number.  Only
+ * plugins for NICs with XRC (mlx5, mlx4, hns) ask; rxe and siw have no
+ * XRC domains.
+ */
+int verbs_cmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp, uint32_t xrcd_handle,
+		      const struct ibv_qp_open_attr *attr, const struct verbs_udata *udata)
+{
+	struct ib_uverbs_open_qp req = {
+		.user_handle = (uintptr_t)qp,
+		.pd_handle = xrcd_handle,	/* the kernel's name for the domain here */
+		.qpn = attr->qp_num,
+		.qp_type = attr->qp_type,
+	};
+	struct ib_uverbs_create_qp_resp resp;
+	int ret;
+
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_OPEN_QP, &req, sizeof(req),
+			 &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	qp->context = ctx;
+	qp->qp_context = attr->qp_context;
+	qp->pd = NULL;
+	qp->send_cq = NULL;
+	qp->recv_cq = NULL;
+	qp->srq = NULL;
+	qp->handle = resp.qp_handle;
+	qp->qp_num = resp.qpn;
+	qp->qp_type = attr->qp_type;
+	qp->state = IBV_QPS_UNKNOWN;
+	qp->events_completed = 0;
+	pthread_mutex_init(&qp->mutex, NULL);
+	pthread_cond_init(&qp->cond, NULL);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Modify, query, destroy                                              */
 
@@ -246,10 +284,12 @@ static void dest_from_kern(struct ibv_ah_attr *a, const struct ib_uverbs_qp_dest
 	a->port_num = d->port_num;
 }
 
-int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
-			const struct verbs_udata *udata)
+/* The extended request for the fields mask names (the legacy one is its
+ * base). */
+static void modify_qp_req(struct ib_uverbs_ex_modify_qp *req, const struct ibv_qp *qp,
+			  const struct ibv_qp_attr *attr, int mask)
 {
-	struct ib_uverbs_ex_modify_qp req = {
+	*req = (struct ib_uverbs_ex_modify_qp){
 		.base = {
 			.qp_handle = qp->handle,
 			.attr_mask = mask,
@@ -276,20 +316,37 @@ int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			.alt_timeout = attr->alt_timeout,
 		},
 	};
+	if (mask & IBV_QP_AV)
+		dest_to_kern(&req->base.dest, &attr->ah_attr);
+	if (mask & IBV_QP_ALT_PATH)
+		dest_to_kern(&req->base.alt_dest, &attr->alt_ah_attr);
+	if (mask & IBV_QP_RATE_LIMIT)
+		req->rate_limit = attr->rate_limit;
+}
+
+int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+			const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_qp req;
 	struct ib_uverbs_ex_modify_qp_resp resp;
 
-	if (mask & IBV_QP_AV)
-		dest_to_kern(&req.base.dest, &attr->ah_attr);
-	if (mask & IBV_QP_ALT_PATH)
-		dest_to_kern(&req.base.alt_dest, &attr->alt_ah_attr);
 	/* Only the rate limit needs the extended command. */
-	if (mask & IBV_QP_RATE_LIMIT) {
-		req.rate_limit = attr->rate_limit;
-		return vcmd_write(qp->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP, &req,
-				  sizeof(req), &resp, sizeof(resp), udata);
-	}
+	if (mask & IBV_QP_RATE_LIMIT)
+		return verbs_cmd_modify_qp_ex(qp, attr, mask, &resp, udata);
+	modify_qp_req(&req, qp, attr, mask);
 	return vcmd_write(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &req.base,
 			  sizeof(req.base), NULL, 0, udata);
+}
+
+int verbs_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+			   struct ib_uverbs_ex_modify_qp_resp *resp,
+			   const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_qp req;
+
+	modify_qp_req(&req, qp, attr, mask);
+	return vcmd_write(qp->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP,
+			  &req, sizeof(req), resp, sizeof(*resp), udata);
 }
 
 int verbs_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,

@@ -12,7 +12,7 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_chan
 
 	cq->context = context;
 	return verbs_plugin_result(vcmd_create_cq(context, cqe, channel, comp_vector, 0, cq,
-						  &udata));
+						  &udata, NULL));
 }
 
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd, size_t cmd_size,
