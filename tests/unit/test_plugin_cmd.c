@@ -349,6 +349,40 @@ START_TEST(query_context_links_driver_attrs)
 }
 END_TEST
 
+START_TEST(long_and_overlong_chains)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	enum { MANY = 40, TOO_MANY = (UINT16_MAX - 24) / 16 + 1 };
+	struct ibv_command_buffer *big = calloc(1, sizeof(*big) + TOO_MANY * sizeof(struct ib_uverbs_attr));
+	struct provider_buf links[VERBS_PLUGIN_MAX_LINKS + 1];
+
+	kernel_ioctl = ioctl_kernel;
+	big->uhw_in_idx = big->uhw_out_idx = IBV_CMD_NO_UHW;
+	big->hdr.object_id = UVERBS_OBJECT_DEVICE;
+	big->hdr.method_id = UVERBS_METHOD_QUERY_PORT;
+	for (unsigned int i = 0; i < TOO_MANY; i++)
+		big->hdr.attrs[i] = (struct ib_uverbs_attr){ .attr_id = DRIVER_ATTR };
+	/* More than the command layer keeps on its stack. */
+	big->next_attr = big->hdr.attrs + MANY;
+	ck_assert_int_eq(execute_ioctl(ctx, big), 0);
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, MANY);
+	ck_assert_uint_eq(big->hdr.attrs[MANY - 1].data, 0x77);
+	/* More than a 16-bit header length can say. */
+	big->next_attr = big->hdr.attrs + TOO_MANY;
+	ck_assert_int_eq(execute_ioctl(ctx, big), EINVAL);
+	/* A chain longer than any provider builds. */
+	for (unsigned int i = 0; i <= VERBS_PLUGIN_MAX_LINKS; i++) {
+		buf_init(&links[i], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
+		if (i)
+			links[i - 1].head.next = &links[i].head;
+	}
+	ck_assert_int_eq(execute_ioctl(ctx, &links[0].head), EINVAL);
+	ck_assert_int_eq(ncalls, 1);
+	free(big);
+	free_ctx(ctx);
+}
+END_TEST
+
 START_TEST(ioctl_refused_is_the_errno)
 {
 	struct ibv_context *ctx = new_ctx("ioctl");
@@ -670,6 +704,7 @@ int main(void)
 	tcase_add_test(buf, execute_ioctl_merges_chain_and_copies_back);
 	tcase_add_test(buf, buffer_error_is_einval);
 	tcase_add_test(buf, query_context_links_driver_attrs);
+	tcase_add_test(buf, long_and_overlong_chains);
 	tcase_add_test(buf, ioctl_refused_is_the_errno);
 	tcase_add_test(buf, write_fallback_checks_of_links);
 	tcase_add_test(conv, poll_cq_converts_and_counts);
