@@ -228,6 +228,51 @@ START_TEST(create_ah_driver_response)
 }
 END_TEST
 
+/* The tunnel (INVOKE_WRITE), keeping a copy of the request it carried. */
+static uint8_t tunnelled_req[256];
+
+static int tunnel_kernel(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->method_id != UVERBS_METHOD_INVOKE_WRITE)
+		return EPROTONOSUPPORT;
+	for (unsigned int i = 0; i < hdr->num_attrs; i++)
+		if (hdr->attrs[i].attr_id == UVERBS_ATTR_CORE_IN &&
+		    hdr->attrs[i].len <= sizeof(tunnelled_req))
+			memcpy(tunnelled_req, ptr(&hdr->attrs[i]), hdr->attrs[i].len);
+	return 0;
+}
+
+START_TEST(tunnelled_modify_qp_driver_bytes)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct {
+		struct ibv_modify_qp core;
+		uint64_t drv;
+	} cmd = { .drv = 0x0102030405060708ULL };
+	struct ibv_qp qp = { .context = ctx, .handle = 12 };
+	struct ibv_qp_attr qp_attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ib_uverbs_modify_qp req;
+
+	kernel_ioctl = tunnel_kernel;
+	ck_assert_int_eq(ibv_cmd_modify_qp(&qp, &qp_attr, IBV_QP_STATE | IBV_QP_PORT, &cmd.core,
+					   sizeof(cmd)), 0);
+	ck_assert_int_eq(ncalls, 1);
+	/* The legacy command through the ioctl tunnel (FACTS 40): the core
+	 * request after its header, the command, the driver's 8 bytes inline. */
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 3);
+	ck_assert_uint_eq(attr(&calls[0], 0)->attr_id, UVERBS_ATTR_CORE_IN);
+	ck_assert_uint_eq(attr(&calls[0], 0)->len, sizeof(struct ib_uverbs_modify_qp));
+	memcpy(&req, tunnelled_req, sizeof(req));
+	ck_assert_uint_eq(req.qp_handle, 12);
+	ck_assert_uint_eq(req.attr_mask, IBV_QP_STATE | IBV_QP_PORT);
+	ck_assert_uint_eq(req.qp_state, IBV_QPS_INIT);
+	ck_assert_uint_eq(req.port_num, 1);
+	expect_attr(&calls[0], 1, UVERBS_ATTR_WRITE_CMD, 8, IB_USER_VERBS_CMD_MODIFY_QP);
+	expect_attr(&calls[0], 2, UVERBS_ATTR_UHW_IN, 8, cmd.drv);
+	free_ctx(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Command buffers (FACTS 44-47)                                       */
 
@@ -699,6 +744,7 @@ int main(void)
 	tcase_add_test(place, write_alloc_pd_driver_bytes);
 	tcase_add_test(place, ioctl_create_cq_driver_bytes);
 	tcase_add_test(place, create_ah_driver_response);
+	tcase_add_test(place, tunnelled_modify_qp_driver_bytes);
 	tcase_add_test(buf, execute_ioctl_inlines_short_uhw_in);
 	tcase_add_test(buf, execute_ioctl_long_uhw_in_by_pointer);
 	tcase_add_test(buf, execute_ioctl_merges_chain_and_copies_back);
