@@ -191,6 +191,8 @@ static inline int vcmd_write_datapath(struct ibv_context *ctx, uint32_t cmd, voi
 
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
+/* A new async event fd into ctx->async_fd (ioctl only). */
+int vcmd_alloc_async_fd(struct ibv_context *ctx);
 
 /* GID queries exist only over ioctl (vcmd_ioctl_only): EOPNOTSUPP means
  * this kernel cannot answer and the caller must read sysfs. */
@@ -307,7 +309,7 @@ int verbs_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask
  * provider plugins (compat/plugins), whose objects are not always ours:
  * they fill only the public struct, not the verbs_* one around it.
  */
-/* query_context without the async fd, link's attributes appended. */
+/* query_context with link's attributes appended. */
 int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link);
 /* The kernel's own answer: the extended query if try_ex and this kernel
  * has it, else the basic one with response_length set to cover it. */

@@ -20,17 +20,12 @@ int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd)
 	return ret;
 }
 
-static void init_cq(struct ibv_cq *cq, struct ibv_context *ctx,
-		    struct ibv_comp_channel *channel, uint32_t handle, int cqe)
+/* The rest is the core's, after the provider returns (verbs_init_cq). */
+static void init_cq(struct ibv_cq *cq, struct ibv_context *ctx, uint32_t handle, int cqe)
 {
 	cq->context = ctx;
-	cq->channel = channel;
 	cq->handle = handle;
 	cq->cqe = cqe;
-	cq->comp_events_completed = 0;
-	cq->async_events_completed = 0;
-	pthread_mutex_init(&cq->mutex, NULL);
-	pthread_cond_init(&cq->cond, NULL);
 }
 
 static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
@@ -57,7 +52,7 @@ static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 	vioctl_link(&c, link);
 	ret = vioctl_exec(ctx, &c);
 	if (!ret)
-		init_cq(cq, ctx, channel, vioctl_result(handle), resp_cqe);
+		init_cq(cq, ctx, vioctl_result(handle), resp_cqe);
 	return ret;
 }
 
@@ -81,7 +76,7 @@ static int create_cq_write(struct ibv_context *ctx, int cqe,
 		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_CREATE_CQ, &req, sizeof(req),
 				 &resp, sizeof(resp), udata);
 		if (!ret)
-			init_cq(cq, ctx, channel, resp.base.cq_handle, resp.base.cqe);
+			init_cq(cq, ctx, resp.base.cq_handle, resp.base.cqe);
 	} else {
 		struct ib_uverbs_create_cq req = {
 			.user_handle = (uintptr_t)cq,
@@ -94,7 +89,7 @@ static int create_cq_write(struct ibv_context *ctx, int cqe,
 		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req),
 				 &resp, sizeof(resp), udata);
 		if (!ret)
-			init_cq(cq, ctx, channel, resp.cq_handle, resp.cqe);
+			init_cq(cq, ctx, resp.cq_handle, resp.cqe);
 	}
 	return ret;
 }

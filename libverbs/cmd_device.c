@@ -13,7 +13,7 @@
 
 /* The ioctl path gets no async fd with the context: it is a separate
  * object, and the kernel makes the first one the context's default. */
-static int alloc_async_fd(struct ibv_context *ctx)
+int vcmd_alloc_async_fd(struct ibv_context *ctx)
 {
 	struct ib_uverbs_attr *fd;
 	struct vioctl c;
@@ -29,15 +29,15 @@ static int alloc_async_fd(struct ibv_context *ctx)
 
 static int get_context_ioctl(struct ibv_context *ctx, const struct verbs_udata *udata)
 {
-	struct verbs_ex_private *priv = verbs_priv(ctx);
+	struct verbs_device *dev = verbs_get_device(ctx->device);
 	uint32_t vectors;
 	struct vioctl c;
 	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT);
 	vioctl_out(&c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
-	vioctl_out(&c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &priv->core_support,
-		   sizeof(priv->core_support));
+	vioctl_out(&c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &dev->core_support,
+		   sizeof(dev->core_support));
 	vioctl_udata(&c, udata);
 	ret = vioctl_exec(ctx, &c);
 	if (!ret)
@@ -51,13 +51,9 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 	struct ib_uverbs_get_context_resp resp;
 	int ret;
 
+	/* Over ioctl, async_fd stays -1: the core adds one (FACTS 28). */
 	if (vcmd_use_ioctl(ctx, VCMD_GET_CONTEXT)) {
 		ret = get_context_ioctl(ctx, udata);
-		/* The kernel context exists now and cannot be asked for
-		 * again (a file has one): without an event fd it is
-		 * half-made, so that failure is the whole call's. */
-		if (!ret)
-			return alloc_async_fd(ctx);
 		if (!vcmd_fall_back(ctx, VCMD_GET_CONTEXT, &ret))
 			return ret;
 	}
@@ -70,17 +66,19 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 	return 0;
 }
 
+/* An imported context shares the exporter's kernel context: ask about it
+ * (the core then adds an async fd of its own). */
 int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link)
 {
-	struct verbs_ex_private *priv = verbs_priv(ctx);
+	struct verbs_device *dev = verbs_get_device(ctx->device);
 	uint32_t vectors;
 	struct vioctl c;
 	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
-	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &priv->core_support,
-		   sizeof(priv->core_support));
+	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &dev->core_support,
+		   sizeof(dev->core_support));
 	vioctl_link(&c, link);
 	ret = vcmd_ioctl_only(ctx, VCMD_QUERY_CONTEXT, &c);
 	if (!ret)
@@ -88,18 +86,9 @@ int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link)
 	return ret;
 }
 
-/* An imported context shares the exporter's kernel context: ask about it,
- * and take an async fd of our own (events also reach the exporter's). */
 int verbs_cmd_query_context(struct ibv_context *ctx)
 {
-	int ret = vcmd_query_context(ctx, NULL);
-
-	if (ret)
-		return ret;
-	ret = alloc_async_fd(ctx);
-	if (ret)
-		ctx->async_fd = -1;
-	return 0;
+	return vcmd_query_context(ctx, NULL);
 }
 
 /* ------------------------------------------------------------------ */

@@ -184,7 +184,6 @@ int vioctl_exec(struct ibv_context *ctx, struct vioctl *c)
 	unsigned int total = c->num_attrs + chain_attrs(c->chain);
 	size_t own_len = c->num_attrs * sizeof(struct ib_uverbs_attr);
 	size_t len = sizeof(struct ib_uverbs_ioctl_hdr) + total * sizeof(struct ib_uverbs_attr);
-	struct verbs_device *dev = verbs_get_device(ctx->device);
 	struct ib_uverbs_ioctl_hdr *hdr = (void *)stack;
 	int ret = 0;
 
@@ -197,7 +196,7 @@ int vioctl_exec(struct ibv_context *ctx, struct vioctl *c)
 	hdr->object_id = c->object_id;
 	hdr->method_id = c->method_id;
 	hdr->num_attrs = total;
-	hdr->driver_id = dev->driver_id;
+	hdr->driver_id = verbs_priv(ctx)->driver_id;
 	memcpy(hdr->attrs, c->attrs, own_len);
 	append_chain(hdr->attrs + c->num_attrs, c->chain);
 	if (verbs_sys.ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr)) {

@@ -42,12 +42,13 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
 	bool pins = pins_pages(VERBS_MR_USER, access);
+	struct verbs_device *dev = verbs_get_device(pd->context->device);
 	struct ibv_mr *mr;
 	int err;
 
 	/* Optional flags may be ignored, but kernels that do not say they
 	 * understand them would reject them. */
-	if (!(verbs_priv(pd->context)->core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
+	if (!(dev->core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
 		access &= ~IBV_ACCESS_OPTIONAL_RANGE;
 	if (pins && ibv_dontfork_range(addr, length))
 		return NULL;

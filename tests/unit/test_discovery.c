@@ -69,19 +69,26 @@ static void add_device(const char *cdev, const char *ibdev, const char *abi, boo
 /* ------------------------------------------------------------------ */
 /* Providers for the fake devices: contexts without a kernel           */
 
-static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd)
+/* What verbs_open_device() handed the last alloc_context. */
+static void *last_private_data;
+
+static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd,
+					void *private_data)
 {
 	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret;
+	int ret = ENOMEM;
 
-	if (!vctx)
-		return NULL;
-	ret = verbs_init_context(vctx, dev, cmd_fd);
+	last_private_data = private_data;
+	if (vctx)
+		ret = verbs_init_context(vctx, dev, cmd_fd);
 	if (ret) {
 		free(vctx);
+		close(cmd_fd);
 		errno = ret;
 		return NULL;
 	}
+	/* As a write() kernel's context comes: with its event fd. */
+	vctx->context.async_fd = dup(cmd_fd);
 	return vctx;
 }
 
@@ -113,26 +120,27 @@ static const struct verbs_provider by_id = {
 };
 VERBS_PROVIDER(by_id);
 
-static int no_netlink(struct verbs_found_device **out)
+static int no_netlink(struct verbs_list_node *found)
 {
-	(void)out;
+	(void)found;
 	errno = EOPNOTSUPP;
 	return -1;
 }
 
 /* A netlink answer naming a device only its driver id can match. */
-static int efa_netlink(struct verbs_found_device **out)
+static int efa_netlink(struct verbs_list_node *found)
 {
-	struct verbs_found_device *fd = calloc(1, sizeof(*fd));
+	struct verbs_sysfs_dev *sysfs = calloc(1, sizeof(*sysfs));
 
-	strcpy(fd->ibdev, "weird0");
-	strcpy(fd->cdev, "uverbs0");
-	fd->ibdev_index = 5;
-	fd->driver_id = RDMA_DRIVER_EFA;
-	fd->abi_version = 1;
-	fd->node_guid = 0x1122334455667788ULL;
-	fd->node_type = IBV_NODE_UNSPECIFIED;
-	*out = fd;
+	strcpy(sysfs->ibdev_name, "weird0");
+	strcpy(sysfs->sysfs_name, "uverbs0");
+	sysfs->ibdev_idx = 5;
+	sysfs->driver_id = RDMA_DRIVER_EFA;
+	sysfs->abi_ver = 1;
+	sysfs->node_guid = 0x1122334455667788ULL;
+	sysfs->flags = VSYSFS_READ_NODE_GUID;
+	sysfs->node_type = IBV_NODE_UNSPECIFIED;
+	verbs_list_add_tail(found, &sysfs->entry);
 	return 1;
 }
 
@@ -164,6 +172,16 @@ static struct ibv_device *find(struct ibv_device **list, const char *name)
 	return NULL;
 }
 
+static const struct verbs_sysfs_dev *record(struct ibv_device *device)
+{
+	return verbs_get_device(device)->sysfs;
+}
+
+static const struct verbs_provider *provider(struct ibv_device *device)
+{
+	return verbs_sysfs_provider(record(device));
+}
+
 /* ------------------------------------------------------------------ */
 /* Listing                                                             */
 
@@ -177,8 +195,8 @@ START_TEST(lists_matched_devices_with_dev_nodes)
 	ck_assert_ptr_nonnull(find(list, "fake0"));
 	ck_assert_ptr_nonnull(find(list, "mod0"));
 	ck_assert_ptr_null(list[2]);
-	ck_assert_ptr_eq(verbs_get_device(find(list, "fake0"))->provider, &by_name);
-	ck_assert_ptr_eq(verbs_get_device(find(list, "mod0"))->provider, &by_alias);
+	ck_assert_ptr_eq(provider(find(list, "fake0")), &by_name);
+	ck_assert_ptr_eq(provider(find(list, "mod0")), &by_alias);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -200,7 +218,7 @@ START_TEST(device_fields_from_sysfs)
 	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_IB);
 	ck_assert_uint_eq(be64toh(ibv_get_device_guid(d)), 0x0002c9030010ab12ULL);
 	ck_assert_int_eq(ibv_get_device_index(d), -1);
-	ck_assert_int_eq(verbs_get_device(d)->abi_version, 1);
+	ck_assert_int_eq(record(d)->abi_ver, 1);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -216,7 +234,7 @@ START_TEST(netlink_driver_id_wins)
 	ck_assert_int_eq(n, 1);
 	d = list[0];
 	ck_assert_str_eq(d->name, "weird0");
-	ck_assert_ptr_eq(verbs_get_device(d)->provider, &by_id);
+	ck_assert_ptr_eq(provider(d), &by_id);
 	ck_assert_int_eq(ibv_get_device_index(d), 5);
 	ck_assert_uint_eq(be64toh(ibv_get_device_guid(d)), 0x1122334455667788ULL);
 	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_UNSPECIFIED);
@@ -274,7 +292,7 @@ START_TEST(rescan_does_not_reread_modalias)
 	list = ibv_get_device_list(NULL);
 	mod5 = find(list, "mod5");
 	ck_assert_ptr_nonnull(mod5);
-	ck_assert_str_eq(verbs_get_device(mod5)->modalias, "pci:v000015B3d00001017");
+	ck_assert_str_eq(record(mod5)->modalias, "pci:v000015B3d00001017");
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -294,10 +312,10 @@ START_TEST(reappearing_device_is_a_new_object)
 	c = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(c, "fake0"));
 	ck_assert_ptr_ne(find(c, "fake0"), fake0);
-	ck_assert_uint_eq(verbs_get_device(find(c, "fake0"))->devnum, makedev(231, 200));
+	ck_assert_uint_eq(record(find(c, "fake0"))->sysfs_cdev, makedev(231, 200));
 	/* The old object is still the old device. */
 	ck_assert_str_eq(fake0->name, "fake0");
-	ck_assert_uint_eq(verbs_get_device(fake0)->devnum, makedev(231, 192));
+	ck_assert_uint_eq(record(fake0)->sysfs_cdev, makedev(231, 192));
 	ibv_free_device_list(a);
 	ibv_free_device_list(b);
 	ibv_free_device_list(c);
@@ -337,14 +355,14 @@ START_TEST(unmatched_device_is_not_probed_again)
 	put("sys/class/infiniband_verbs/uverbs6/dev", "231:206\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plain0"));
-	ck_assert_ptr_eq(verbs_get_device(find(list, "plain0"))->provider, &by_alias);
+	ck_assert_ptr_eq(provider(find(list, "plain0")), &by_alias);
 	ibv_free_device_list(list);
 }
 END_TEST
 
 START_TEST(cached_devices_need_no_chardev_question)
 {
-	struct verbs_found_device fd = { .ibdev = "weird0", .ibdev_index = 5 };
+	struct verbs_sysfs_dev fd = { .ibdev_name = "weird0", .ibdev_idx = 5 };
 	struct ibv_device **list;
 
 	/* Only what the cache holds can be answered. */
@@ -353,19 +371,19 @@ START_TEST(cached_devices_need_no_chardev_question)
 	verbs_netlink_scanner = efa_netlink;
 	list = ibv_get_device_list(NULL);
 	ck_assert(verbs_cached_chardev(&fd));
-	ck_assert_str_eq(fd.cdev, "uverbs0");
-	ck_assert_int_eq(fd.abi_version, 1);
-	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_EFA);
+	ck_assert_str_eq(fd.sysfs_name, "uverbs0");
+	ck_assert_uint_eq(fd.abi_ver, 1);
+	ck_assert_uint_eq(fd.driver_id, RDMA_DRIVER_EFA);
 	/* Another index is another device, even under the same name. */
 	memset(&fd, 0, sizeof(fd));
-	strcpy(fd.ibdev, "weird0");
-	fd.ibdev_index = 6;
+	strcpy(fd.ibdev_name, "weird0");
+	fd.ibdev_idx = 6;
 	ck_assert(!verbs_cached_chardev(&fd));
 	ibv_free_device_list(list);
 	/* A scan without it drops it from the cache. */
 	verbs_netlink_scanner = no_netlink;
 	ibv_free_device_list(ibv_get_device_list(NULL));
-	fd.ibdev_index = 5;
+	fd.ibdev_idx = 5;
 	ck_assert(!verbs_cached_chardev(&fd));
 }
 END_TEST
