@@ -163,15 +163,20 @@ static int flow_request(const struct ibv_flow_attr *attr, struct ib_uverbs_creat
 		return ENOMEM;
 	out = (char *)(r + 1);
 	for (unsigned int i = 0; i < attr->num_of_specs; i++) {
-		const struct ibv_flow_spec *s = (const void *)spec;
-		size_t need = user_spec_size(s->hdr.type & ~IBV_FLOW_SPEC_INNER);
+		struct ibv_flow_spec s;
+		size_t need;
 
-		if (!need || s->hdr.size < need) {
+		/* Applications pack specs back to back (a packed struct after
+		 * the 20-byte attr): read each into an aligned copy. */
+		memcpy(&s.hdr, spec, sizeof(s.hdr));
+		need = user_spec_size(s.hdr.type & ~IBV_FLOW_SPEC_INNER);
+		if (!need || s.hdr.size < need) {
 			free(r);
 			return EINVAL;
 		}
-		out += kern_spec(s, out);
-		spec += s->hdr.size;
+		memcpy(&s, spec, need);
+		out += kern_spec(&s, out);
+		spec += s.hdr.size;
 	}
 	r->flow_attr.type = attr->type;
 	r->flow_attr.size = sizeof(r->flow_attr) + (out - (char *)(r + 1));
