@@ -68,7 +68,7 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 
 /* An imported context shares the exporter's kernel context: ask about it
  * (the core then adds an async fd of its own). */
-int verbs_cmd_query_context(struct ibv_context *ctx)
+int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link)
 {
 	struct verbs_device *dev = verbs_get_device(ctx->device);
 	uint32_t vectors;
@@ -79,11 +79,16 @@ int verbs_cmd_query_context(struct ibv_context *ctx)
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &dev->core_support,
 		   sizeof(dev->core_support));
+	vioctl_link(&c, link);
 	ret = vcmd_ioctl_only(ctx, VCMD_QUERY_CONTEXT, &c);
-	if (ret)
-		return ret;
-	ctx->num_comp_vectors = vectors;
-	return 0;
+	if (!ret)
+		ctx->num_comp_vectors = vectors;
+	return ret;
+}
+
+int verbs_cmd_query_context(struct ibv_context *ctx)
+{
+	return vcmd_query_context(ctx, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -140,7 +145,7 @@ static void copy_device_attr(struct ibv_device_attr *a,
 	((r)->response_length >= offsetof(struct ib_uverbs_ex_query_device_resp, field) + \
 				 sizeof((r)->field))
 
-static void copy_device_attr_ex(struct ibv_device_attr_ex *a,
+void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
 				const struct ib_uverbs_ex_query_device_resp *r)
 {
 	copy_device_attr(&a->orig_attr, &r->base);
@@ -183,31 +188,47 @@ static void copy_device_attr_ex(struct ibv_device_attr_ex *a,
 		a->xrc_odp_caps = r->xrc_odp_caps;
 }
 
+int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
+		      struct ib_uverbs_ex_query_device_resp *resp,
+		      const struct verbs_udata *udata)
+{
+	struct ib_uverbs_query_device basic = {};
+	int ret = EOPNOTSUPP;
+
+	memset(resp, 0, sizeof(*resp));
+	if (try_ex) {
+		struct ib_uverbs_ex_query_device req = {};
+
+		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+				 &req, sizeof(req), resp, sizeof(*resp), udata);
+	}
+	if (ret != EOPNOTSUPP && ret != ENOSYS)
+		return ret;
+	/* Kernels before the extended query, or callers who want only the
+	 * basic attributes: the basic one. */
+	memset(resp, 0, sizeof(*resp));
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &basic, sizeof(basic),
+			 &resp->base, sizeof(resp->base), NULL);
+	if (!ret)
+		resp->response_length = sizeof(resp->base);
+	return ret;
+}
+
 int verbs_cmd_query_device(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
 			   uint64_t *raw_fw_ver, const struct verbs_udata *udata)
 {
-	struct ib_uverbs_ex_query_device req = {};
-	struct ib_uverbs_ex_query_device_resp resp = {};
+	struct ib_uverbs_ex_query_device_resp resp;
 	struct ibv_device_attr_ex full = {};
 	int ret;
 
 	if ((input && input->comp_mask) || attr_size < sizeof(attr->orig_attr))
 		return EINVAL;
-	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &req, sizeof(req),
-			 &resp, sizeof(resp), udata);
-	if (ret == EOPNOTSUPP || ret == ENOSYS) {
-		/* Kernels before the extended query: the basic one. */
-		struct ib_uverbs_query_device basic = {};
-
-		memset(&resp, 0, sizeof(resp));
-		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &basic, sizeof(basic),
-				 &resp.base, sizeof(resp.base), udata);
-	}
+	ret = vcmd_query_device(ctx, true, &resp, udata);
 	if (ret)
 		return ret;
-	copy_device_attr_ex(&full, &resp);
+	vcmd_device_attr_from_kern(&full, &resp);
 	if (raw_fw_ver)
 		*raw_fw_ver = resp.base.fw_ver;
 	/* The caller's struct may be older (shorter) or newer (longer) than

@@ -469,6 +469,9 @@ int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 			const struct verbs_udata *udata);
 int verbs_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 			const struct verbs_udata *udata);
+/* Completions through the kernel, for CQs without a user-space queue:
+ * *polled gets how many of wc[0..num_entries) were filled. */
+int verbs_cmd_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc, int *polled);
 int verbs_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int verbs_cmd_destroy_cq(struct ibv_cq *cq);
 
