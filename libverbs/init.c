@@ -51,9 +51,19 @@ bool verbs_warnings_enabled(void)
 	return getenv("IBV_SHOW_WARNINGS") != NULL;
 }
 
+static bool env_true(const char *name)
+{
+	const char *value = getenv(name);
+
+	return value && strcmp(value, "0");
+}
+
+/* The mlx4 name predates the generic one; plugins of both eras read the
+ * answer from verbs_allow_disassociate_destroy. */
 bool verbs_allow_disassoc_destroy(void)
 {
-	return getenv("RDMAV_ALLOW_DISASSOC_DESTROY") != NULL;
+	return env_true("RDMAV_ALLOW_DISASSOC_DESTROY") ||
+	       env_true("MLX4_DEVICE_FATAL_CLEANUP");
 }
 
 enum verbs_cmd_mode verbs_cmd_mode_default(void)
