@@ -154,6 +154,7 @@ void verbs_uninit_context(struct verbs_context *vctx)
 	if (ctx->cmd_fd >= 0)
 		close(ctx->cmd_fd);
 	pthread_mutex_destroy(&ctx->mutex);
+	free(vctx->priv->plugin);	/* the adapter's (compat/plugins/context.c) */
 	free(vctx->priv);
 	vctx->priv = NULL;
 	verbs_device_put(verbs_get_device(ctx->device));

@@ -123,6 +123,19 @@ extern int (*verbs_netlink_scanner)(struct verbs_list_node *found);
  * completes as it does its own (FACTS 19); or NULL with errno set.
  */
 struct verbs_device *verbs_plugin_claim(struct verbs_sysfs_dev *sysfs);
+/* Whether a QP of a plugin context was made an extended one (the
+ * adapter's record, compat/plugins/qp_ex.c): ibv_qp_to_qp_ex's answer. */
+bool verbs_plugin_qp_ex_recorded(struct ibv_qp *qp);
+/* The verbs our struct verbs_ops has no entry for, on a plugin context
+ * (verbs_priv(ctx)->plugin set): the plugin's own op (compat/plugins). */
+struct ibv_mr *verbs_plugin_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+					  uint64_t iova, int fd, int access);
+struct ibv_pd *verbs_plugin_import_pd(struct ibv_context *ctx, uint32_t handle);
+void verbs_plugin_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *verbs_plugin_import_mr(struct ibv_pd *pd, uint32_t handle);
+void verbs_plugin_unimport_mr(struct ibv_mr *mr);
+struct ibv_dm *verbs_plugin_import_dm(struct ibv_context *ctx, uint32_t handle);
+void verbs_plugin_unimport_dm(struct ibv_dm *dm);
 
 /* ------------------------------------------------------------------ */
 /* Contexts (context.c)                                                */

@@ -71,6 +71,8 @@ static void add_device(const char *cdev, const char *ibdev, const char *abi, boo
 
 /* What verbs_open_device() handed the last alloc_context. */
 static void *last_private_data;
+/* Whether the fake contexts come with an event fd. */
+static bool with_async_fd;
 
 static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd,
 					void *private_data)
@@ -88,7 +90,8 @@ static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd,
 		return NULL;
 	}
 	/* As a write() kernel's context comes: with its event fd. */
-	vctx->context.async_fd = dup(cmd_fd);
+	if (with_async_fd)
+		vctx->context.async_fd = dup(cmd_fd);
 	return vctx;
 }
 
@@ -147,6 +150,7 @@ static int efa_netlink(struct verbs_list_node *found)
 static void setup(void)
 {
 	verbs_netlink_scanner = no_netlink;
+	with_async_fd = true;
 	add_device("uverbs0", "fake0", "1\n", true);
 	add_device("uverbs1", "mod0", "1\n", true);
 	put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
@@ -159,6 +163,7 @@ static void teardown(void)
 {
 	char cmd[PATH_MAX];
 
+	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", root, root);
 	ck_assert_int_eq(system(cmd), 0);
 	mkdir(dev_dir, 0755);
@@ -220,6 +225,65 @@ START_TEST(device_fields_from_sysfs)
 	ck_assert_int_eq(ibv_get_device_index(d), -1);
 	ck_assert_int_eq(record(d)->abi_ver, 1);
 	ibv_free_device_list(list);
+}
+END_TEST
+
+/* The record of a device, as upstream's provider plugins read it. */
+START_TEST(device_record_from_sysfs)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	const struct verbs_sysfs_dev *r = record(find(list, "fake0"));
+	char path[PATH_MAX];
+
+	ck_assert_str_eq(r->sysfs_name, "uverbs0");
+	ck_assert_str_eq(r->ibdev_name, "fake0");
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", root);
+	ck_assert_str_eq(r->ibdev_path, path);
+	ck_assert_uint_eq(r->sysfs_cdev, makedev(231, 192));
+	ck_assert_int_eq(r->node_type, IBV_NODE_CA);
+	ck_assert_uint_eq(r->node_guid, 0x0002c9030010ab12ULL);
+	ck_assert_uint_eq(r->driver_id, RDMA_DRIVER_UNKNOWN);
+	ck_assert_int_eq(r->ibdev_idx, -1);
+	ck_assert_uint_eq(r->num_ports, 0);
+	ck_assert_uint_eq(r->abi_ver, 1);
+	ck_assert_uint_eq(r->flags, VSYSFS_READ_NODE_GUID | VSYSFS_READ_MODALIAS);
+	ck_assert_str_eq(r->modalias, "");
+	ck_assert(r->time_created.tv_sec || r->time_created.tv_nsec);
+	ck_assert_ptr_eq(r->provider_data, &by_name);
+	ck_assert_ptr_null(verbs_get_device(find(list, "fake0"))->ops);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(disabled_providers_claim_nothing)
+{
+	struct ibv_device **list;
+	int n;
+
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "rxe,by-name", 1);
+	list = ibv_get_device_list(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_null(find(list, "fake0"));
+	ck_assert_ptr_nonnull(find(list, "mod0"));
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(disable_list_syntax)
+{
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "rxe:siw,,by-id", 1);
+	ck_assert(verbs_provider_disabled("rxe"));
+	ck_assert(verbs_provider_disabled("siw"));
+	ck_assert(verbs_provider_disabled("by-id"));
+	ck_assert(!verbs_provider_disabled("by"));
+	ck_assert(!verbs_provider_disabled("rx"));
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "all", 1);
+	ck_assert(verbs_provider_disabled("rxe"));
+	ck_assert(verbs_provider_disabled("by-name"));
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "", 1);
+	ck_assert(!verbs_provider_disabled("rxe"));
+	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
+	ck_assert(!verbs_provider_disabled("rxe"));
 }
 END_TEST
 
@@ -403,6 +467,48 @@ START_TEST(context_keeps_its_device)
 	ck_assert_ptr_null(find(list, "fake0"));
 	ck_assert_str_eq(ctx->device->name, "fake0");
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(open_hands_private_data_to_the_provider)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	int token;
+
+	ctx = verbs_open_device(find(list, "fake0"), &token);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_ptr_eq(last_private_data, &token);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ctx = ibv_open_device(find(list, "fake0"));
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_ptr_null(last_private_data);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+/* A context the kernel gave no event fd gets one from the core (FACTS
+ * 21d); the fake /dev node refuses, which fails the whole open and
+ * releases the context, its fd and its device reference. */
+START_TEST(open_without_event_fd_fails)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct verbs_device *dev = verbs_get_device(find(list, "fake0"));
+	int refs = atomic_load(&dev->refcount), next_fd;
+
+	with_async_fd = false;
+	next_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(next_fd, 0);
+	close(next_fd);
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_device(&dev->device));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(atomic_load(&dev->refcount), refs);
+	/* No fd was kept. */
+	ck_assert_int_eq(open("/dev/null", O_RDONLY | O_CLOEXEC), next_fd);
+	close(next_fd);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -618,6 +724,9 @@ int main(void)
 	tcase_add_checked_fixture(verbs, setup, teardown);
 	tcase_add_test(list, lists_matched_devices_with_dev_nodes);
 	tcase_add_test(list, device_fields_from_sysfs);
+	tcase_add_test(list, device_record_from_sysfs);
+	tcase_add_test(list, disabled_providers_claim_nothing);
+	tcase_add_test(list, disable_list_syntax);
 	tcase_add_test(list, netlink_driver_id_wins);
 	tcase_add_test(list, no_rdma_in_the_kernel_is_enosys);
 	tcase_add_test(list, rescans_share_device_objects);
@@ -627,6 +736,8 @@ int main(void)
 	tcase_add_test(list, unmatched_device_is_not_probed_again);
 	tcase_add_test(list, cached_devices_need_no_chardev_question);
 	tcase_add_test(list, context_keeps_its_device);
+	tcase_add_test(list, open_hands_private_data_to_the_provider);
+	tcase_add_test(list, open_without_event_fd_fails);
 	tcase_add_test(list, open_without_dev_node_is_enoent);
 	tcase_add_test(list, import_needs_a_char_device);
 	tcase_add_test(verbs, gids_from_sysfs);

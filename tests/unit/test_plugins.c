@@ -647,6 +647,53 @@ START_TEST(set_ops_layers)
 }
 END_TEST
 
+static struct ibv_pd imported_pd;
+
+static struct ibv_pd *import_pd_op(struct ibv_context *ctx, uint32_t handle)
+{
+	imported_pd.context = ctx;
+	imported_pd.handle = handle;
+	return &imported_pd;
+}
+
+static struct ibv_mr dmabuf_mr;
+
+static struct ibv_mr *dmabuf_op(struct ibv_pd *pd, uint64_t offset, size_t length,
+				uint64_t iova, int fd, int access)
+{
+	(void)pd, (void)iova, (void)fd, (void)access, (void)offset, (void)length;
+	return &dmabuf_mr;
+}
+
+/* Ops without a struct verbs_ops entry reach the plugin's private copy. */
+START_TEST(private_only_ops_through_the_core)
+{
+	struct test_context *tc = new_plugin_context();
+	struct ibv_context *ctx = &tc->vctx.context;
+	const struct verbs_context_ops ops = { .import_pd = import_pd_op,
+					       .reg_dmabuf_mr = dmabuf_op };
+	struct ibv_pd pd = { .context = ctx };
+
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_pd(ctx, 5));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_ptr_null(ibv_reg_dmabuf_mr(&pd, 4096, 100, 0, 3, 0));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	verbs_set_ops(&tc->vctx, &ops);
+	ck_assert_ptr_eq(ibv_import_pd(ctx, 5), &imported_pd);
+	ck_assert_uint_eq(imported_pd.handle, 5);
+	ck_assert_ptr_eq(ibv_reg_dmabuf_mr(&pd, 4096, 100, 0, 3, 0), &dmabuf_mr);
+	ck_assert_ptr_eq(dmabuf_mr.pd, &pd);
+	ck_assert_ptr_eq(dmabuf_mr.context, ctx);
+	ck_assert_ptr_eq(dmabuf_mr.addr, (void *)4096);
+	ck_assert_uint_eq(dmabuf_mr.length, 100);
+	/* The placeholder: nothing to do. */
+	ibv_unimport_pd(&imported_pd);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+}
+END_TEST
+
 START_TEST(core_slots_after_alloc_context)
 {
 	struct test_context *tc = new_plugin_context();
@@ -737,6 +784,27 @@ START_TEST(qp_ex_set)
 }
 END_TEST
 
+/* A v56 plugin's verbs_qp is 8 bytes longer: whatever lies at the v44
+ * comp_mask offset, the answer for a plugin QP is the recorded one. */
+START_TEST(qp_to_qp_ex_of_plugin_qps)
+{
+	struct test_context *tc = new_plugin_context();
+	struct verbs_qp *qp = calloc(1, sizeof(*qp) + 8);
+
+	qp->qp.context = &tc->vctx.context;
+	qp->comp_mask = VERBS_QP_EX;
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&qp->qp));
+	ck_assert_int_eq(verbs_plugin_qp_ex_record(&qp->qp), 0);
+	qp->comp_mask = 0;
+	ck_assert_ptr_eq(ibv_qp_to_qp_ex(&qp->qp), &qp->qp_ex);
+	verbs_plugin_qp_ex_forget(&qp->qp);
+	ck_assert_ptr_null(ibv_qp_to_qp_ex(&qp->qp));
+	free(qp);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* A real plugin, loaded for a device of a fake sysfs tree             */
 
@@ -744,7 +812,7 @@ END_TEST
 static char dev_dir[96];
 
 /* A uverbs device in sysfs with its /dev node. */
-static void add_device(const char *cdev, const char *ibdev)
+static void add_device(const char *cdev, const char *ibdev, const char *abi)
 {
 	char rel[128], line[80];
 
@@ -753,7 +821,7 @@ static void add_device(const char *cdev, const char *ibdev)
 	snprintf(line, sizeof(line), "%s\n", ibdev);
 	put(rel, line);
 	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
-	put(rel, "1\n");
+	put(rel, abi);
 	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
 	put(rel, "231:192\n");
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
@@ -783,9 +851,21 @@ static int plugin_int(void *handle, const char *name)
 	return *p;
 }
 
+/* A built-in provider that wants the same devices as the fake plugin:
+ * built-ins claim first, unless OPENVERBS_DISABLE_PROVIDERS names them. */
+static const char *const builtin_names[] = { "plug*", NULL };
+static const struct verbs_provider builtin = {
+	.name = "builtin", .ibdev_patterns = builtin_names, .min_abi = 1, .max_abi = 1,
+};
+VERBS_PROVIDER(builtin);
+
+/* Each test its own tree: files outlive the forked test processes. */
 static void fake_tree(void)
 {
 	char env[PATH_MAX];
+
+	snprintf(env, sizeof(env), "rm -rf '%s/sys' '%s/dev'", root, root);
+	ck_assert_int_eq(system(env), 0);
 
 	snprintf(env, sizeof(env), "%s/sys", root);
 	setenv("SYSFS_PATH", env, 1);
@@ -794,6 +874,7 @@ static void fake_tree(void)
 	verbs_netlink_scanner = no_netlink;
 	no_loading();
 	setenv("RDMAV_DRIVERS", "/nonexistent/first:" FAKE_PLUGIN_PREFIX, 1);
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "other,builtin", 1);
 }
 
 static struct ibv_device *find(struct ibv_device **list, const char *name)
@@ -811,7 +892,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	char path[PATH_MAX];
 
 	fake_tree();
-	add_device("uverbs0", "plug0");
+	add_device("uverbs0", "plug0", "1\n");
 	ck_assert_ptr_null(fake_plugin());
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(list);
@@ -829,7 +910,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	ck_assert_int_eq(dev->transport_type, IBV_TRANSPORT_IB);
 	ck_assert_int_eq(plugin_int(handle, "fake_plugin_abi"), 1);
 	/* Listed again: no second load, the same device. */
-	add_device("uverbs1", "lonely0");
+	add_device("uverbs1", "lonely0", "1\n");
 	again = ibv_get_device_list(NULL);
 	ck_assert_ptr_eq(find(again, "plug0"), dev);
 	ck_assert_ptr_null(find(again, "lonely0"));
@@ -849,12 +930,13 @@ START_TEST(plugin_context_through_the_core)
 	void *handle;
 
 	fake_tree();
-	add_device("uverbs0", "plug0");
+	add_device("uverbs0", "plug0", "1\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
 	ctx = ibv_open_device(find(list, "plug0"));
 	ck_assert_ptr_nonnull(ctx);
 	ck_assert_uint_eq(verbs_priv(ctx)->driver_id, 77);
+	ck_assert_uint_eq(verbs_plugin_release(ctx), 44);
 	ck_assert_ptr_eq(verbs_get_ctx(ctx)->query_port, verbs_query_port_sized);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
@@ -875,13 +957,61 @@ END_TEST
 START_TEST(no_unclaimed_device_loads_nothing)
 {
 	struct ibv_device **list;
+	struct ibv_device *dev;
 
 	fake_tree();
-	add_device("uverbs0", "rxe0");
+	add_device("uverbs0", "plug0", "1\n");
+	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
 	list = ibv_get_device_list(NULL);
-	ck_assert_ptr_nonnull(list);
-	ck_assert_ptr_nonnull(find(list, "rxe0"));
+	dev = find(list, "plug0");
+	ck_assert_ptr_nonnull(dev);
+	ck_assert_ptr_eq(verbs_sysfs_provider(verbs_get_device(dev)->sysfs), &builtin);
+	ck_assert_ptr_null(verbs_get_device(dev)->ops);
 	ck_assert_ptr_null(fake_plugin());
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(loading_is_tried_once_per_process)
+{
+	struct ibv_device **list;
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	setenv("RDMAV_DRIVERS", "/nonexistent/first", 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "plug0"));
+	ibv_free_device_list(list);
+	/* Still unclaimed, and now named: not loaded, the loader ran. */
+	setenv("RDMAV_DRIVERS", FAKE_PLUGIN_PREFIX, 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_null(find(list, "plug0"));
+	ck_assert_ptr_null(fake_plugin());
+	ibv_free_device_list(list);
+}
+END_TEST
+
+/* A library-style plugin tells its rdma-core release in its real file
+ * name, behind the -rdmav34.so symlink. */
+START_TEST(release_from_the_real_file_name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	char cmd[PATH_MAX * 2];
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	snprintf(cmd, sizeof(cmd), "cp '%s-rdmav34.so' '%s/libfake.so.1.25.56.1' && "
+		 "ln -sf libfake.so.1.25.56.1 '%s/libv56-rdmav34.so'",
+		 FAKE_PLUGIN_PREFIX, root, root);
+	ck_assert_int_eq(system(cmd), 0);
+	setenv("RDMAV_DRIVERS", at("libv56"), 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "plug0"));
+	ctx = ibv_open_device(find(list, "plug0"));
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_uint_eq(verbs_plugin_release(ctx), 56);
+	ibv_close_device(ctx);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -891,7 +1021,7 @@ START_TEST(ibv_drivers_when_rdmav_drivers_unset)
 	struct ibv_device **list;
 
 	fake_tree();
-	add_device("uverbs0", "plug0");
+	add_device("uverbs0", "plug0", "1\n");
 	unsetenv("RDMAV_DRIVERS");
 	setenv("IBV_DRIVERS", FAKE_PLUGIN_PREFIX, 1);
 	list = ibv_get_device_list(NULL);
@@ -932,16 +1062,20 @@ int main(void)
 	tcase_add_test(ctx, set_ops_fills_private_and_public_slots);
 	tcase_add_test(ctx, set_ops_layers);
 	tcase_add_test(ctx, core_slots_after_alloc_context);
+	tcase_add_test(ctx, private_only_ops_through_the_core);
 	tcase_add_test(ctx, failed_alloc_closes_cmd_fd);
 	tcase_add_test(helpers, read_ibdev_sysfs_file);
 	tcase_add_test(helpers, wr_opcode_names);
 	tcase_add_test(helpers, log_keeps_errno);
 	tcase_add_test(helpers, qp_ex_set);
+	tcase_add_test(ctx, qp_to_qp_ex_of_plugin_qps);
 #if PLUGIN_LOADER
 	tcase_add_test(e2e, plugin_loaded_once_for_an_unclaimed_device);
 	tcase_add_test(e2e, plugin_context_through_the_core);
 	tcase_add_test(e2e, no_unclaimed_device_loads_nothing);
 	tcase_add_test(e2e, ibv_drivers_when_rdmav_drivers_unset);
+	tcase_add_test(e2e, loading_is_tried_once_per_process);
+	tcase_add_test(e2e, release_from_the_real_file_name);
 #endif
 	suite_add_tcase(s, loader);
 	suite_add_tcase(s, reg);

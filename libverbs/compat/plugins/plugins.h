@@ -253,10 +253,9 @@ unsigned int verbs_plugin_release(struct ibv_context *ctx);
  * The set of plugin QPs that are extended ones (see the top): record
  * after a successful create with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS (0 or
  * ENOMEM), forget on destroy; ibv_qp_to_qp_ex asks
- * verbs_plugin_qp_ex_recorded() for QPs of plugin contexts.
+ * verbs_plugin_qp_ex_recorded() (internal.h) for QPs of plugin contexts.
  */
 int verbs_plugin_qp_ex_record(struct ibv_qp *qp);
 void verbs_plugin_qp_ex_forget(struct ibv_qp *qp);
-bool verbs_plugin_qp_ex_recorded(struct ibv_qp *qp);
 
 #endif
