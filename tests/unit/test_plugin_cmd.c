@@ -672,6 +672,54 @@ START_TEST(xrc_qp_gets_its_domain)
 }
 END_TEST
 
+/* The program is linked with --wrap=verbs_plugin_release (meson.build):
+ * the release a plugin context's file name would tell. */
+static unsigned int plugin_release = 44;
+
+unsigned int __wrap_verbs_plugin_release(struct ibv_context *ctx)
+{
+	(void)ctx;
+	return plugin_release;
+}
+
+/* A v56 plugin's verbs_qp: comp_mask and xrcd 8 bytes further on. */
+struct v56_verbs_qp {
+	uint8_t qp_ex[sizeof(struct ibv_qp_ex) + 8];
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+START_TEST(xrc_qp_of_a_v56_plugin)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	struct verbs_xrcd xrcd = { .xrcd = { .context = ctx }, .handle = 0x44 };
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = &xrcd.xrcd,
+	};
+	struct ibv_create_qp cmd;
+	struct ib_uverbs_create_qp_resp resp;
+	struct v56_verbs_qp qp;
+
+	memset(&qp, 0, sizeof(qp));
+	/* Never looked into: the release comes from the wrapper. */
+	verbs_priv(ctx)->plugin = (struct verbs_plugin_context *)&plugin_release;
+	plugin_release = 56;
+	kernel_ioctl = ioctl_kernel;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ctx, (struct verbs_qp *)&qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)), 0);
+	ck_assert_uint_eq(qp.comp_mask, VERBS_QP_XRCD);
+	ck_assert_ptr_eq(qp.xrcd, &xrcd);
+	/* What a v44 core would take for them: the end of v56's wr_flush. */
+	for (size_t i = sizeof(struct ibv_qp_ex); i < sizeof(qp.qp_ex); i++)
+		ck_assert_uint_eq(qp.qp_ex[i], 0);
+	verbs_priv(ctx)->plugin = NULL;
+	plugin_release = 44;
+	free_ctx(ctx);
+}
+END_TEST
+
 START_TEST(rate_limit_is_not_legacy)
 {
 	struct ibv_context *ctx = new_ctx("write");
@@ -759,6 +807,7 @@ int main(void)
 	tcase_add_test(conv, create_qp_ex_keeps_off_comp_mask);
 	tcase_add_test(conv, create_qp_ex_checks);
 	tcase_add_test(conv, xrc_qp_gets_its_domain);
+	tcase_add_test(conv, xrc_qp_of_a_v56_plugin);
 	tcase_add_test(conv, rate_limit_is_not_legacy);
 	tcase_add_test(conv, implicit_odp_needs_null_addr);
 	tcase_add_test(conv, srq_of_a_bare_ibv_srq);

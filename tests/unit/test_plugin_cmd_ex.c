@@ -690,6 +690,41 @@ START_TEST(create_flow_converts_specs)
 }
 END_TEST
 
+/* The application's padding after hop_limit is not the kernel's reserved
+ * byte, which it wants zero in the mask. */
+START_TEST(create_flow_ipv6_without_padding)
+{
+	struct ibv_context *ctx = new_ctx("write");
+	struct ibv_qp qp = { .context = ctx, .handle = 9 };
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_ipv6 ipv6;
+	} __attribute__((packed, aligned(8))) rule = {
+		.attr = { .size = sizeof(rule), .num_of_specs = 1 },
+		.ipv6 = { .type = IBV_FLOW_SPEC_IPV6, .size = sizeof(rule.ipv6),
+			  .val.hop_limit = 64, .mask.hop_limit = 0xff },
+	};
+	const struct ib_uverbs_flow_spec_ipv6 *v6;
+	struct ib_uverbs_create_flow *req;
+	struct ibv_flow flow = {};
+
+	memset((char *)&rule.ipv6.val + offsetof(struct ibv_flow_ipv6_filter, hop_limit) + 1, 0xee,
+	       sizeof(rule.ipv6.val) - offsetof(struct ibv_flow_ipv6_filter, hop_limit) - 1);
+	memset((char *)&rule.ipv6.mask + offsetof(struct ibv_flow_ipv6_filter, hop_limit) + 1, 0xee,
+	       sizeof(rule.ipv6.mask) - offsetof(struct ibv_flow_ipv6_filter, hop_limit) - 1);
+	kernel_write = answering_write;
+	ck_assert_int_eq(ibv_cmd_create_flow(&qp, &flow, (void *)&rule, NULL, 0), 0);
+	req = write_req(&calls[0]);
+	v6 = (const void *)req->flow_attr.flow_specs;
+	ck_assert_uint_eq(v6->size, sizeof(*v6));
+	ck_assert_uint_eq(v6->val.hop_limit, 64);
+	ck_assert_uint_eq(v6->mask.hop_limit, 0xff);
+	ck_assert_uint_eq(v6->val.reserved, 0);
+	ck_assert_uint_eq(v6->mask.reserved, 0);
+	free_ctx(ctx);
+}
+END_TEST
+
 START_TEST(create_flow_checks_specs)
 {
 	struct ibv_context *ctx = new_ctx("write");
@@ -1165,6 +1200,7 @@ int main(void)
 	tcase_add_test(wq, rwq_ind_table_short_response);
 	tcase_add_test(wq, destroy_rwq_ind_table_ex_write);
 	tcase_add_test(flow, create_flow_converts_specs);
+	tcase_add_test(flow, create_flow_ipv6_without_padding);
 	tcase_add_test(flow, create_flow_checks_specs);
 	tcase_add_test(flow, destroy_flow_ioctl_then_ex_write);
 	tcase_add_test(flow, flow_action_esp_lifecycle);

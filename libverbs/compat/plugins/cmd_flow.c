@@ -12,8 +12,12 @@
 /* ------------------------------------------------------------------ */
 /* Steering rules                                                      */
 
-/* The largest kernel spec: what one application spec can become. */
-enum { MAX_KERN_SPEC = sizeof(struct ib_uverbs_flow_spec_ipv6) };
+enum {
+	/* The largest kernel spec: what one application spec can become. */
+	MAX_KERN_SPEC = sizeof(struct ib_uverbs_flow_spec_ipv6),
+	/* The fields of struct ibv_flow_ipv6_filter, without its padding. */
+	IPV6_FILTER_LEN = offsetof(struct ibv_flow_ipv6_filter, hop_limit) + 1,
+};
 
 /* The size of an application spec of this type (without the INNER
  * bit), or 0 for a type the kernel does not know. */
@@ -105,7 +109,9 @@ static size_t kern_spec(const struct ibv_flow_spec *s, void *out)
 				  sizeof(s->ipv4_ext.val), sizeof(v4->val));
 		break;
 	case IBV_FLOW_SPEC_IPV6:
-		len = filter_spec(out, &s->ipv6.val, &s->ipv6.mask, sizeof(s->ipv6.val),
+		/* Not the application's padding byte after hop_limit: the
+		 * kernel refuses a mask with bits in its reserved byte. */
+		len = filter_spec(out, &s->ipv6.val, &s->ipv6.mask, IPV6_FILTER_LEN,
 				  sizeof(v6->val));
 		break;
 	case IBV_FLOW_SPEC_ESP:
