@@ -9,7 +9,8 @@ libibverbs.so.1 (the host also has Debian's: the trace proves which one was
 used) and librdmacm.so.1 (ours once built, upstream's until then), and must
 have no unresolved symbol or version of ours beyond the pending names.
 Consumers are the ELF files of the unpacked packages that need libibverbs or
-librdmacm, except providers (they use upstream's private provider interface).
+librdmacm, Debian's provider plugins included: they import the private
+IBVERBS_PRIVATE_34 interface, which ours exports for them.
 """
 import argparse
 import os
@@ -41,7 +42,7 @@ def imports(path):
     return needed, syms
 
 
-def consumers(root, listed, report):
+def consumers(root):
     found = {}
     for top in ('usr/bin', 'usr/lib'):
         for d, _, files in os.walk(os.path.join(root, top)):
@@ -49,16 +50,8 @@ def consumers(root, listed, report):
                 path = os.path.join(d, fn)
                 if os.path.isfile(path) and is_elf(path):
                     found.setdefault(os.path.realpath(path), path)
-    chosen, providers = [], []
-    for real, path in sorted(found.items(), key=lambda kv: kv[1]):
-        needed, syms = imports(real)
-        if not set(needed) & set(OURS):
-            continue
-        private = {s for s in syms if '@IBVERBS_PRIVATE_' in s} - listed
-        (providers if private else chosen).append(real)
-    report.info(f'not checked, providers using the private interface: '
-                f'{" ".join(os.path.basename(p) for p in providers)}')
-    return chosen
+    return [real for real, path in sorted(found.items(), key=lambda kv: kv[1])
+            if set(imports(real)[0]) & set(OURS)]
 
 
 def interpreter(path):
@@ -106,7 +99,7 @@ def main():
         dirs.append(os.path.dirname(os.path.abspath(a.librdmacm)))
     libpath = ':'.join(dirs + [ref_libdir])
 
-    targets = consumers(a.reference, listed, report)
+    targets = consumers(a.reference)
     rtld = interpreter(targets[0]) if targets else None
     with ThreadPoolExecutor() as pool:
         traces = list(pool.map(lambda t: trace(rtld, t, libpath), targets))
