@@ -231,16 +231,16 @@ static void test_wrong_state(void)
 	struct ibv_wc wc[4], *w;
 
 	make_pair(&p, IBV_QPT_RC, 16, 0);
-	if (!vt_upstream_provider)
+	if (!vt_upstream)
 		CHECK(ibv_post_send(p.a, &wr, &bad) == EINVAL && bad == &wr,
 		      "send in RESET: bad_wr %p", (void *)bad);
 	else
 		vt_skip("send in RESET and INIT: upstream queues it");
-	CHECK(ibv_post_recv(p.b, &rwr, &rbad) == EINVAL && rbad == (vt_upstream_provider ? NULL : &rwr),
+	CHECK(ibv_post_recv(p.b, &rwr, &rbad) == EINVAL && rbad == (vt_upstream ? NULL : &rwr),
 	      "receive in RESET: bad_wr %p", (void *)rbad);
 	to_init(p.a);
 	to_init(p.b);
-	if (!vt_upstream_provider)
+	if (!vt_upstream)
 		CHECK(ibv_post_send(p.a, &wr, &bad) == EINVAL && bad == &wr, "send in INIT");
 	connect_pair(&p);
 	post_recv(p.b, 100, B_BUF, 64);
@@ -977,7 +977,7 @@ static void test_lost_ring(void)
 	struct ibv_srq *srq;
 	int big, ret, n, recvs = 0;
 
-	if (vt_upstream_provider) {
+	if (vt_upstream) {
 		vt_skip("lost ring: not tried on upstream's libibverbs");
 		return;
 	}
