@@ -59,15 +59,40 @@ enum vcmd_method {
 	VCMD_DESTROY_MR,
 	VCMD_DESTROY_MW,
 	VCMD_DESTROY_AH,
+	VCMD_DESTROY_XRCD,
+	VCMD_CREATE_WQ,
+	VCMD_DESTROY_WQ,
+	VCMD_DESTROY_RWQ_IND_TBL,
+	VCMD_DESTROY_FLOW,
 	/* No write() form (vcmd_ioctl_only): */
 	VCMD_QUERY_GID,		/* callers fall back to sysfs */
 	VCMD_ASYNC_EVENT_ALLOC,
 	VCMD_QUERY_CONTEXT,
 	VCMD_QUERY_MR,
 	VCMD_REG_DMABUF_MR,
+	VCMD_ADVISE_MR,
+	VCMD_DM,		/* alloc, free, register as MR */
+	VCMD_COUNTERS,		/* create, destroy, read */
+	VCMD_FLOW_ACTION,	/* ESP create, modify; destroy */
 };
 
 enum { VIOCTL_MAX_ATTRS = 16 };
+
+/*
+ * Attributes built outside the command layer (an upstream provider
+ * plugin's command buffers): sent after the command's own, link by link,
+ * and written back where they came from once the kernel succeeded, so
+ * their owner reads its outputs (new handles, output flags) in place.
+ */
+struct vioctl_chain {
+	struct ib_uverbs_attr *attrs;
+	unsigned int num_attrs;
+	/* The slot of an input given by pointer that the kernel wants inline
+	 * when it fits in 8 bytes (a driver's UHW_IN), or -1.  It is inlined
+	 * in the copy sent, and the owner's slot keeps its pointer. */
+	int inline_idx;
+	const struct vioctl_chain *next;
+};
 
 /* An ioctl command being built; attrs[] are copied back after the call
  * (new handles and fds, output flags). */
@@ -75,6 +100,7 @@ struct vioctl {
 	uint16_t object_id, method_id;
 	unsigned int num_attrs;
 	uint32_t outputs;	/* bit i: attrs[i] points at kernel output */
+	const struct vioctl_chain *chain;	/* NULL: none */
 	struct ib_uverbs_attr attrs[VIOCTL_MAX_ATTRS];
 };
 
@@ -92,6 +118,8 @@ void vioctl_fd(struct vioctl *c, uint16_t id, int fd);
  * read it with vioctl_result() after a successful vioctl_exec(). */
 struct ib_uverbs_attr *vioctl_new(struct vioctl *c, uint16_t id);
 void vioctl_udata(struct vioctl *c, const struct verbs_udata *udata);
+/* Appends chain's attributes to c (see struct vioctl_chain); NULL: none. */
+void vioctl_link(struct vioctl *c, const struct vioctl_chain *chain);
 /* 0 or an errno value. */
 int vioctl_exec(struct ibv_context *ctx, struct vioctl *c);
 
@@ -163,6 +191,8 @@ static inline int vcmd_write_datapath(struct ibv_context *ctx, uint32_t cmd, voi
 
 /* The fd of a new completion channel. */
 int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd);
+/* A new async event fd into ctx->async_fd (ioctl only). */
+int vcmd_alloc_async_fd(struct ibv_context *ctx);
 
 /* GID queries exist only over ioctl (vcmd_ioctl_only): EOPNOTSUPP means
  * this kernel cannot answer and the caller must read sysfs. */
@@ -177,13 +207,143 @@ int vcmd_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
 int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle);
 
 /* Destroys an object whose ioctl destroy method takes only its handle
- * (attribute 0) and whose write command takes only the handle too. */
+ * (attribute 0) and whose write command takes only the handle too (after
+ * a zero comp_mask for an extended command). */
 int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
 		 uint16_t method_id, uint32_t handle, uint32_t write_cmd);
 
 /* The errno of a destroy: EIO on a disassociated device counts as done
  * when RDMAV_ALLOW_DISASSOC_DESTROY asks for it. */
 int vcmd_destroy_result(int ret);
+
+/* ------------------------------------------------------------------ */
+/* Objects only the provider plugins' helpers make so far              */
+
+/*
+ * XRC domains, WQs and their indirection tables, flow steering, flow
+ * actions, counters, device memory, MR advice, CQ moderation, opening a
+ * shared QP and XRC/tag-matching SRQs: commands the upstream providers of
+ * real NICs (mlx5, mlx4, hns, mana, qedr, ...) issue through the
+ * ibv_cmd_* helpers (compat/plugins/).  Neither rxe nor siw has any of
+ * these objects, so our built-in providers do not call them; the public
+ * verbs keep reaching them only through a plugin's ops.  Same conventions
+ * as driver.h's verbs_cmd_*: 0 or an errno value, the object's public
+ * fields filled on success.
+ */
+
+/* The fd/oflags of ibv_open_xrcd(3).  Fills xrcd->xrcd.context and
+ * *handle. */
+int verbs_cmd_open_xrcd(struct ibv_context *ctx, struct ibv_xrcd *xrcd, int fd, int oflags,
+			uint32_t *handle, const struct verbs_udata *udata);
+int verbs_cmd_close_xrcd(struct ibv_context *ctx, uint32_t handle);
+
+/* attr->max_wr/max_sge get what the kernel granted; wq gets its handle,
+ * wq_num, context, pd, cq and type. */
+int verbs_cmd_create_wq(struct ibv_context *ctx, struct ibv_wq_init_attr *attr,
+			struct ibv_wq *wq, const struct verbs_udata *udata);
+int verbs_cmd_modify_wq(struct ibv_wq *wq, const struct ibv_wq_attr *attr,
+			const struct verbs_udata *udata);
+/* Waits for the WQ's unacknowledged async events, as destroy_qp does. */
+int verbs_cmd_destroy_wq(struct ibv_wq *wq);
+int verbs_cmd_create_rwq_ind_table(struct ibv_context *ctx,
+				   const struct ibv_rwq_ind_table_init_attr *attr,
+				   struct ibv_rwq_ind_table *table,
+				   const struct verbs_udata *udata);
+int verbs_cmd_destroy_rwq_ind_table(struct ibv_rwq_ind_table *table);
+
+/* A steering rule: req is struct ib_uverbs_create_flow followed by its
+ * specs in the kernel's forms, req_len bytes in all (a multiple of 8).
+ * Whoever knows the objects the specs name converts them (the plugin
+ * helper: flow actions and counters are its objects).  Fills
+ * flow->context and flow->handle. */
+int verbs_cmd_create_flow(struct ibv_qp *qp, struct ibv_flow *flow,
+			  struct ib_uverbs_create_flow *req, size_t req_len,
+			  const struct verbs_udata *udata);
+int verbs_cmd_destroy_flow(struct ibv_flow *flow);
+
+/* The rest exist only over ioctl (vcmd_ioctl_only: EOPNOTSUPP when the
+ * kernel lacks them).  link: attributes the provider adds to the same
+ * method (vioctl_link()); NULL for none. */
+int verbs_cmd_advise_mr(struct ibv_pd *pd, uint32_t advice, uint32_t flags,
+			const struct ibv_sge *sg_list, uint32_t num_sge);
+/* log_align: log2 of the alignment asked (ibv_alloc_dm_attr.log_align_req). */
+int verbs_cmd_alloc_dm(struct ibv_context *ctx, uint64_t length, uint32_t log_align,
+		       uint32_t *handle, const struct vioctl_chain *link);
+int verbs_cmd_free_dm(struct ibv_context *ctx, uint32_t handle);
+/* Fills mr as a DM MR (mr_type MR, addr NULL, pd, length, keys, handle);
+ * access must hold IBV_ACCESS_ZERO_BASED (EINVAL): DM has no address. */
+int verbs_cmd_reg_dm_mr(struct ibv_pd *pd, uint32_t dm_handle, uint64_t offset,
+			size_t length, unsigned int access, struct verbs_mr *mr,
+			const struct vioctl_chain *link);
+int verbs_cmd_create_counters(struct ibv_context *ctx, uint32_t *handle,
+			      const struct vioctl_chain *link);
+int verbs_cmd_destroy_counters(struct ibv_context *ctx, uint32_t handle);
+int verbs_cmd_read_counters(struct ibv_context *ctx, uint32_t handle, uint64_t *values,
+			    uint32_t count, uint32_t flags, const struct vioctl_chain *link);
+
+/* attr's structs are the kernel's (verbs_api.h); on modify, a NULL
+ * esp_attr leaves those parameters as they are. */
+int verbs_cmd_create_flow_action_esp(struct ibv_context *ctx, const struct ibv_flow_action_esp_attr *attr,
+				     uint32_t *handle, const struct vioctl_chain *link);
+int verbs_cmd_modify_flow_action_esp(struct ibv_context *ctx, uint32_t handle,
+				     const struct ibv_flow_action_esp_attr *attr, const struct vioctl_chain *link);
+int verbs_cmd_destroy_flow_action(struct ibv_context *ctx, uint32_t handle);
+
+/* IBV_CQ_ATTR_MODERATE is the only mask bit the kernel knows. */
+int verbs_cmd_modify_cq(struct ibv_cq *cq, const struct ibv_modify_cq_attr *attr,
+			const struct verbs_udata *udata);
+
+/* Opens the XRC target QP attr->qp_num of an XRC domain another process
+ * may share: qp gets handle, number, type, context, qp_context; no PD,
+ * CQs or SRQ; state IBV_QPS_UNKNOWN. */
+int verbs_cmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp, uint32_t xrcd_handle,
+		      const struct ibv_qp_open_attr *attr, const struct verbs_udata *udata);
+/* verbs_cmd_modify_qp() always as the extended command, whose response
+ * (comp_mask, response_length) lands in resp. */
+int verbs_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+			   struct ib_uverbs_ex_modify_qp_resp *resp,
+			   const struct verbs_udata *udata);
+
+/*
+ * Variants of verbs_cmd_*() (driver.h) for the adapter of upstream's
+ * provider plugins (compat/plugins), whose objects are not always ours:
+ * they fill only the public struct, not the verbs_* one around it.
+ */
+/* query_context with link's attributes appended. */
+int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link);
+/* The kernel's own answer: the extended query if try_ex and this kernel
+ * has it, else the basic one with response_length set to cover it. */
+int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
+		      struct ib_uverbs_ex_query_device_resp *resp,
+		      const struct verbs_udata *udata);
+/* The fields of r its response_length covers; a's others are left alone. */
+void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
+				const struct ib_uverbs_ex_query_device_resp *r);
+/* Only lkey and rkey of mr are updated; iova is the new hca_va. */
+int vcmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, uint64_t iova, int access, const struct verbs_udata *udata);
+/* What upstream's create_cq_ex helpers add to a CQ creation. */
+struct vcmd_cq_ex {
+	/* Flags that alone do not need the extended write() command (the
+	 * provider copes when the kernel does not see them). */
+	uint32_t write_optional;
+	const struct vioctl_chain *link;	/* the provider's attributes */
+	/* EOPNOTSUPP rather than write() when the kernel lacks the ioctl
+	 * method: the link holds what a write() cannot carry. */
+	bool ioctl_only;
+};
+/* ex: NULL for a plain creation. */
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata, const struct vcmd_cq_ex *ex);
+/* Any SRQ type verbs_cmd_create_srq() makes, filling only struct ibv_srq
+ * (PD required: EINVAL). */
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata);
+/* Also XRC QPs: attr->xrcd (IBV_QP_INIT_ATTR_XRCD, a struct verbs_xrcd's)
+ * names the domain of XRC receive QPs. */
+int vcmd_create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr, const struct verbs_udata *udata);
 
 /* Marks memory the kernel wrote as defined, for valgrind. */
 void vcmd_mark_defined(const void *p, size_t len);

@@ -2,6 +2,7 @@
 /* Kernel commands for completion channels and completion queues. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -19,23 +20,18 @@ int vcmd_create_comp_channel(struct ibv_context *ctx, int *fd)
 	return ret;
 }
 
-static void init_cq(struct ibv_cq *cq, struct ibv_context *ctx,
-		    struct ibv_comp_channel *channel, uint32_t handle, int cqe)
+/* The rest is the core's, after the provider returns (verbs_init_cq). */
+static void init_cq(struct ibv_cq *cq, struct ibv_context *ctx, uint32_t handle, int cqe)
 {
 	cq->context = ctx;
-	cq->channel = channel;
 	cq->handle = handle;
 	cq->cqe = cqe;
-	cq->comp_events_completed = 0;
-	cq->async_events_completed = 0;
-	pthread_mutex_init(&cq->mutex, NULL);
-	pthread_cond_init(&cq->cond, NULL);
 }
 
 static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 			   struct ibv_comp_channel *channel, int comp_vector,
-			   uint32_t flags, struct verbs_cq *cq,
-			   const struct verbs_udata *udata)
+			   uint32_t flags, struct ibv_cq *cq,
+			   const struct verbs_udata *udata, const struct vioctl_chain *link)
 {
 	struct ib_uverbs_attr *handle;
 	uint32_t resp_cqe;
@@ -53,24 +49,20 @@ static int create_cq_ioctl(struct ibv_context *ctx, int cqe,
 		vioctl_in_u32(&c, UVERBS_ATTR_CREATE_CQ_FLAGS, flags);
 	vioctl_out(&c, UVERBS_ATTR_CREATE_CQ_RESP_CQE, &resp_cqe, sizeof(resp_cqe));
 	vioctl_udata(&c, udata);
+	vioctl_link(&c, link);
 	ret = vioctl_exec(ctx, &c);
 	if (!ret)
-		init_cq(&cq->cq, ctx, channel, vioctl_result(handle), resp_cqe);
+		init_cq(cq, ctx, vioctl_result(handle), resp_cqe);
 	return ret;
 }
 
-int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
-			struct ibv_comp_channel *channel, int comp_vector,
-			uint32_t flags, struct verbs_cq *cq,
-			const struct verbs_udata *udata)
+static int create_cq_write(struct ibv_context *ctx, int cqe,
+			   struct ibv_comp_channel *channel, int comp_vector,
+			   uint32_t flags, struct ibv_cq *cq,
+			   const struct verbs_udata *udata)
 {
 	int ret;
 
-	if (vcmd_use_ioctl(ctx, VCMD_CREATE_CQ)) {
-		ret = create_cq_ioctl(ctx, cqe, channel, comp_vector, flags, cq, udata);
-		if (!vcmd_fall_back(ctx, VCMD_CREATE_CQ, &ret))
-			return ret;
-	}
 	if (flags) {
 		struct ib_uverbs_ex_create_cq req = {
 			.user_handle = (uintptr_t)cq,
@@ -84,7 +76,7 @@ int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_CREATE_CQ, &req, sizeof(req),
 				 &resp, sizeof(resp), udata);
 		if (!ret)
-			init_cq(&cq->cq, ctx, channel, resp.base.cq_handle, resp.base.cqe);
+			init_cq(cq, ctx, resp.base.cq_handle, resp.base.cqe);
 	} else {
 		struct ib_uverbs_create_cq req = {
 			.user_handle = (uintptr_t)cq,
@@ -97,9 +89,53 @@ int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_CREATE_CQ, &req, sizeof(req),
 				 &resp, sizeof(resp), udata);
 		if (!ret)
-			init_cq(&cq->cq, ctx, channel, resp.cq_handle, resp.cqe);
+			init_cq(cq, ctx, resp.cq_handle, resp.cqe);
 	}
 	return ret;
+}
+
+int vcmd_create_cq(struct ibv_context *ctx, int cqe, struct ibv_comp_channel *channel,
+		   int comp_vector, uint32_t flags, struct ibv_cq *cq,
+		   const struct verbs_udata *udata, const struct vcmd_cq_ex *ex)
+{
+	const struct vioctl_chain *link = ex ? ex->link : NULL;
+	int ret;
+
+	if (vcmd_use_ioctl(ctx, VCMD_CREATE_CQ)) {
+		ret = create_cq_ioctl(ctx, cqe, channel, comp_vector, flags, cq, udata, link);
+		if (!vcmd_fall_back(ctx, VCMD_CREATE_CQ, &ret))
+			return ret;
+	}
+	if (ex && ex->ioctl_only)
+		return EOPNOTSUPP;
+	/* Flags the provider can do without leave the legacy command. */
+	if (ex && !(flags & ~ex->write_optional))
+		flags = 0;
+	return create_cq_write(ctx, cqe, channel, comp_vector, flags, cq, udata);
+}
+
+int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
+			struct ibv_comp_channel *channel, int comp_vector,
+			uint32_t flags, struct verbs_cq *cq,
+			const struct verbs_udata *udata)
+{
+	return vcmd_create_cq(ctx, cqe, channel, comp_vector, flags, &cq->cq, udata, NULL);
+}
+
+int verbs_cmd_modify_cq(struct ibv_cq *cq, const struct ibv_modify_cq_attr *attr,
+			const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_cq req = {
+		.cq_handle = cq->handle,
+		.attr_mask = attr->attr_mask,
+		.attr = {
+			.cq_count = attr->moderate.cq_count,
+			.cq_period = attr->moderate.cq_period,
+		},
+	};
+
+	return vcmd_write(cq->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_CQ,
+			  &req, sizeof(req), NULL, 0, udata);
 }
 
 int verbs_cmd_resize_cq(struct ibv_cq *cq, int cqe, const struct verbs_udata *udata)
@@ -124,6 +160,54 @@ int verbs_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 
 	return vcmd_write(cq->context, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, &req,
 			  sizeof(req), NULL, 0, NULL);
+}
+
+static void wc_from_kern(struct ibv_wc *wc, const struct ib_uverbs_wc *k)
+{
+	wc->wr_id = k->wr_id;
+	wc->status = k->status;
+	wc->opcode = k->opcode;
+	wc->vendor_err = k->vendor_err;
+	wc->byte_len = k->byte_len;
+	wc->imm_data = k->ex.imm_data;
+	wc->qp_num = k->qp_num;
+	wc->src_qp = k->src_qp;
+	wc->wc_flags = k->wc_flags;
+	wc->pkey_index = k->pkey_index;
+	wc->slid = k->slid;
+	wc->sl = k->sl;
+	wc->dlid_path_bits = k->dlid_path_bits;
+}
+
+/* Completions polled this many at a time need no allocation. */
+enum { POLL_STACK_WCS = 16 };
+
+int verbs_cmd_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc, int *polled)
+{
+	struct ib_uverbs_poll_cq req = { .cq_handle = cq->handle };
+	uint64_t stack[(sizeof(struct ib_uverbs_poll_cq_resp) +
+			POLL_STACK_WCS * sizeof(struct ib_uverbs_wc)) / 8];
+	struct ib_uverbs_poll_cq_resp *resp = (void *)stack;
+	size_t resp_len;
+	int ret;
+
+	if (num_entries < 0)
+		return EINVAL;
+	req.ne = num_entries;
+	resp_len = sizeof(*resp) + (size_t)num_entries * sizeof(struct ib_uverbs_wc);
+	if (num_entries > POLL_STACK_WCS && !(resp = malloc(resp_len)))
+		return ENOMEM;
+	ret = vcmd_write(cq->context, IB_USER_VERBS_CMD_POLL_CQ, &req, sizeof(req),
+			 resp, resp_len, NULL);
+	if (!ret) {
+		/* The kernel never reports more than it was asked for. */
+		*polled = resp->count < (uint32_t)num_entries ? (int)resp->count : num_entries;
+		for (int i = 0; i < *polled; i++)
+			wc_from_kern(&wc[i], &resp->wc[i]);
+	}
+	if (resp != (void *)stack)
+		free(resp);
+	return ret;
 }
 
 /* Events the kernel delivered may still be unacknowledged: the memory

@@ -13,7 +13,7 @@
 
 /* The ioctl path gets no async fd with the context: it is a separate
  * object, and the kernel makes the first one the context's default. */
-static int alloc_async_fd(struct ibv_context *ctx)
+int vcmd_alloc_async_fd(struct ibv_context *ctx)
 {
 	struct ib_uverbs_attr *fd;
 	struct vioctl c;
@@ -29,15 +29,15 @@ static int alloc_async_fd(struct ibv_context *ctx)
 
 static int get_context_ioctl(struct ibv_context *ctx, const struct verbs_udata *udata)
 {
-	struct verbs_ex_private *priv = verbs_priv(ctx);
+	struct verbs_device *dev = verbs_get_device(ctx->device);
 	uint32_t vectors;
 	struct vioctl c;
 	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT);
 	vioctl_out(&c, UVERBS_ATTR_GET_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
-	vioctl_out(&c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &priv->core_support,
-		   sizeof(priv->core_support));
+	vioctl_out(&c, UVERBS_ATTR_GET_CONTEXT_CORE_SUPPORT, &dev->core_support,
+		   sizeof(dev->core_support));
 	vioctl_udata(&c, udata);
 	ret = vioctl_exec(ctx, &c);
 	if (!ret)
@@ -51,13 +51,9 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 	struct ib_uverbs_get_context_resp resp;
 	int ret;
 
+	/* Over ioctl, async_fd stays -1: the core adds one (FACTS 28). */
 	if (vcmd_use_ioctl(ctx, VCMD_GET_CONTEXT)) {
 		ret = get_context_ioctl(ctx, udata);
-		/* The kernel context exists now and cannot be asked for
-		 * again (a file has one): without an event fd it is
-		 * half-made, so that failure is the whole call's. */
-		if (!ret)
-			return alloc_async_fd(ctx);
 		if (!vcmd_fall_back(ctx, VCMD_GET_CONTEXT, &ret))
 			return ret;
 	}
@@ -70,27 +66,29 @@ int verbs_cmd_get_context(struct ibv_context *ctx, const struct verbs_udata *uda
 	return 0;
 }
 
-/* An imported context shares the exporter's kernel context: ask about it,
- * and take an async fd of our own (events also reach the exporter's). */
-int verbs_cmd_query_context(struct ibv_context *ctx)
+/* An imported context shares the exporter's kernel context: ask about it
+ * (the core then adds an async fd of its own). */
+int vcmd_query_context(struct ibv_context *ctx, const struct vioctl_chain *link)
 {
-	struct verbs_ex_private *priv = verbs_priv(ctx);
+	struct verbs_device *dev = verbs_get_device(ctx->device);
 	uint32_t vectors;
 	struct vioctl c;
 	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_CONTEXT);
 	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_NUM_COMP_VECTORS, &vectors, sizeof(vectors));
-	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &priv->core_support,
-		   sizeof(priv->core_support));
+	vioctl_out(&c, UVERBS_ATTR_QUERY_CONTEXT_CORE_SUPPORT, &dev->core_support,
+		   sizeof(dev->core_support));
+	vioctl_link(&c, link);
 	ret = vcmd_ioctl_only(ctx, VCMD_QUERY_CONTEXT, &c);
-	if (ret)
-		return ret;
-	ctx->num_comp_vectors = vectors;
-	ret = alloc_async_fd(ctx);
-	if (ret)
-		ctx->async_fd = -1;
-	return 0;
+	if (!ret)
+		ctx->num_comp_vectors = vectors;
+	return ret;
+}
+
+int verbs_cmd_query_context(struct ibv_context *ctx)
+{
+	return vcmd_query_context(ctx, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -147,7 +145,7 @@ static void copy_device_attr(struct ibv_device_attr *a,
 	((r)->response_length >= offsetof(struct ib_uverbs_ex_query_device_resp, field) + \
 				 sizeof((r)->field))
 
-static void copy_device_attr_ex(struct ibv_device_attr_ex *a,
+void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
 				const struct ib_uverbs_ex_query_device_resp *r)
 {
 	copy_device_attr(&a->orig_attr, &r->base);
@@ -190,31 +188,47 @@ static void copy_device_attr_ex(struct ibv_device_attr_ex *a,
 		a->xrc_odp_caps = r->xrc_odp_caps;
 }
 
+int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
+		      struct ib_uverbs_ex_query_device_resp *resp,
+		      const struct verbs_udata *udata)
+{
+	struct ib_uverbs_query_device basic = {};
+	int ret = EOPNOTSUPP;
+
+	memset(resp, 0, sizeof(*resp));
+	if (try_ex) {
+		struct ib_uverbs_ex_query_device req = {};
+
+		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+				 &req, sizeof(req), resp, sizeof(*resp), udata);
+	}
+	if (ret != EOPNOTSUPP && ret != ENOSYS)
+		return ret;
+	/* Kernels before the extended query, or callers who want only the
+	 * basic attributes: the basic one. */
+	memset(resp, 0, sizeof(*resp));
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &basic, sizeof(basic),
+			 &resp->base, sizeof(resp->base), NULL);
+	if (!ret)
+		resp->response_length = sizeof(resp->base);
+	return ret;
+}
+
 int verbs_cmd_query_device(struct ibv_context *ctx,
 			   const struct ibv_query_device_ex_input *input,
 			   struct ibv_device_attr_ex *attr, size_t attr_size,
 			   uint64_t *raw_fw_ver, const struct verbs_udata *udata)
 {
-	struct ib_uverbs_ex_query_device req = {};
-	struct ib_uverbs_ex_query_device_resp resp = {};
+	struct ib_uverbs_ex_query_device_resp resp;
 	struct ibv_device_attr_ex full = {};
 	int ret;
 
 	if ((input && input->comp_mask) || attr_size < sizeof(attr->orig_attr))
 		return EINVAL;
-	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_QUERY_DEVICE, &req, sizeof(req),
-			 &resp, sizeof(resp), udata);
-	if (ret == EOPNOTSUPP || ret == ENOSYS) {
-		/* Kernels before the extended query: the basic one. */
-		struct ib_uverbs_query_device basic = {};
-
-		memset(&resp, 0, sizeof(resp));
-		ret = vcmd_write(ctx, IB_USER_VERBS_CMD_QUERY_DEVICE, &basic, sizeof(basic),
-				 &resp.base, sizeof(resp.base), udata);
-	}
+	ret = vcmd_query_device(ctx, true, &resp, udata);
 	if (ret)
 		return ret;
-	copy_device_attr_ex(&full, &resp);
+	vcmd_device_attr_from_kern(&full, &resp);
 	if (raw_fw_ver)
 		*raw_fw_ver = resp.base.fw_ver;
 	/* The caller's struct may be older (shorter) or newer (longer) than

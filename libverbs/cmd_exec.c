@@ -43,6 +43,7 @@ void vioctl_init(struct vioctl *c, uint16_t object_id, uint16_t method_id)
 	c->method_id = method_id;
 	c->num_attrs = 0;
 	c->outputs = 0;
+	c->chain = NULL;
 }
 
 /* Every attribute is mandatory: if this kernel does not know one, the
@@ -122,31 +123,98 @@ void vioctl_udata(struct vioctl *c, const struct verbs_udata *udata)
 		vioctl_out(c, UVERBS_ATTR_UHW_OUT, udata->out, udata->out_len);
 }
 
+void vioctl_link(struct vioctl *c, const struct vioctl_chain *chain)
+{
+	c->chain = chain;
+}
+
+static unsigned int chain_attrs(const struct vioctl_chain *link)
+{
+	unsigned int n = 0;
+
+	for (; link; link = link->next)
+		n += link->num_attrs;
+	return n;
+}
+
+static void inline_short_input(struct ib_uverbs_attr *a)
+{
+	uint64_t bytes = 0;
+
+	if (a->len > sizeof(a->data))
+		return;
+	memcpy(&bytes, (const void *)(uintptr_t)a->data, a->len);
+	a->data = bytes;
+}
+
+static void append_chain(struct ib_uverbs_attr *to, const struct vioctl_chain *link)
+{
+	for (; link; link = link->next) {
+		memcpy(to, link->attrs, link->num_attrs * sizeof(*to));
+		if (link->inline_idx >= 0 && (unsigned int)link->inline_idx < link->num_attrs)
+			inline_short_input(&to[link->inline_idx]);
+		to += link->num_attrs;
+	}
+}
+
+/* The kernel flags each pointer output it wrote (UVERBS_ATTR_F_VALID_OUTPUT):
+ * chained attributes carry no record of which are outputs. */
+static void copy_back_chain(const struct ib_uverbs_attr *from, const struct vioctl_chain *link)
+{
+	for (; link; link = link->next) {
+		for (unsigned int i = 0; i < link->num_attrs; i++) {
+			if ((int)i == link->inline_idx)
+				continue;
+			link->attrs[i] = from[i];
+			if (from[i].flags & UVERBS_ATTR_F_VALID_OUTPUT)
+				vcmd_mark_defined((void *)(uintptr_t)from[i].data, from[i].len);
+		}
+		from += link->num_attrs;
+	}
+}
+
+/* Room for the command's own attributes and a provider's usual few
+ * without allocating. */
+enum { VIOCTL_STACK_ATTRS = 2 * VIOCTL_MAX_ATTRS };
+
 int vioctl_exec(struct ibv_context *ctx, struct vioctl *c)
 {
-	uint64_t buf[(sizeof(struct ib_uverbs_ioctl_hdr) +
-		      VIOCTL_MAX_ATTRS * sizeof(struct ib_uverbs_attr)) / 8];
-	struct ib_uverbs_ioctl_hdr *hdr = (void *)buf;
-	size_t attrs_len = c->num_attrs * sizeof(struct ib_uverbs_attr);
-	struct verbs_device *dev = verbs_get_device(ctx->device);
+	uint64_t stack[(sizeof(struct ib_uverbs_ioctl_hdr) +
+			VIOCTL_STACK_ATTRS * sizeof(struct ib_uverbs_attr)) / 8];
+	unsigned int total = c->num_attrs + chain_attrs(c->chain);
+	size_t own_len = c->num_attrs * sizeof(struct ib_uverbs_attr);
+	size_t len = sizeof(struct ib_uverbs_ioctl_hdr) + total * sizeof(struct ib_uverbs_attr);
+	struct ib_uverbs_ioctl_hdr *hdr = (void *)stack;
+	int ret = 0;
 
+	if (len > UINT16_MAX)
+		return EINVAL;
+	if (total > VIOCTL_STACK_ATTRS && !(hdr = malloc(len)))
+		return ENOMEM;
 	memset(hdr, 0, sizeof(*hdr));
-	hdr->length = sizeof(*hdr) + attrs_len;
+	hdr->length = len;
 	hdr->object_id = c->object_id;
 	hdr->method_id = c->method_id;
-	hdr->num_attrs = c->num_attrs;
-	hdr->driver_id = dev->driver_id;
-	memcpy(hdr->attrs, c->attrs, attrs_len);
-	if (verbs_sys.ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr))
-		return errno;
-	memcpy(c->attrs, hdr->attrs, attrs_len);
+	hdr->num_attrs = total;
+	hdr->driver_id = verbs_priv(ctx)->driver_id;
+	memcpy(hdr->attrs, c->attrs, own_len);
+	append_chain(hdr->attrs + c->num_attrs, c->chain);
+	if (verbs_sys.ioctl(ctx->cmd_fd, RDMA_VERBS_IOCTL, hdr)) {
+		ret = errno;
+		goto out;
+	}
+	memcpy(c->attrs, hdr->attrs, own_len);
+	copy_back_chain(hdr->attrs + c->num_attrs, c->chain);
 
 	/* The kernel wrote our outputs: all of them, as every attribute is
 	 * mandatory, which the uverbs ABI treats as a valid-output flag. */
 	for (unsigned int i = 0; i < c->num_attrs; i++)
 		if (c->outputs & (1u << i))
 			vcmd_mark_defined((void *)(uintptr_t)c->attrs[i].data, c->attrs[i].len);
-	return 0;
+out:
+	if (hdr != (void *)stack)
+		free(hdr);
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -225,7 +293,15 @@ int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id
 		if (!vcmd_fall_back(ctx, m, &ret))
 			return vcmd_destroy_result(ret);
 	}
-	ret = vcmd_write(ctx, write_cmd, &handle, sizeof(handle), NULL, 0, NULL);
+	if (write_cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		/* Extended destroys (flow, indirection table) lead with a
+		 * comp_mask the kernel wants 0. */
+		uint32_t req[2] = { 0, handle };
+
+		ret = vcmd_write(ctx, write_cmd, req, sizeof(req), NULL, 0, NULL);
+	} else {
+		ret = vcmd_write(ctx, write_cmd, &handle, sizeof(handle), NULL, 0, NULL);
+	}
 	return vcmd_destroy_result(ret);
 }
 

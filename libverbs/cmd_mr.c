@@ -87,16 +87,15 @@ int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return 0;
 }
 
-int verbs_cmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd,
-		       void *addr, size_t length, int access,
-		       const struct verbs_udata *udata)
+int vcmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		  size_t length, uint64_t iova, int access, const struct verbs_udata *udata)
 {
 	struct ib_uverbs_rereg_mr req = {
 		.mr_handle = mr->ibv_mr.handle,
 		.flags = flags,
 		.start = (uintptr_t)addr,
 		.length = length,
-		.hca_va = (uintptr_t)addr,
+		.hca_va = iova,
 		.pd_handle = (flags & IBV_REREG_MR_CHANGE_PD) ? pd->handle : 0,
 		.access_flags = access,
 	};
@@ -109,6 +108,17 @@ int verbs_cmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd,
 		return ret;
 	mr->ibv_mr.lkey = resp.lkey;
 	mr->ibv_mr.rkey = resp.rkey;
+	return 0;
+}
+
+int verbs_cmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t length, int access,
+		       const struct verbs_udata *udata)
+{
+	int ret = vcmd_rereg_mr(mr, flags, pd, addr, length, (uintptr_t)addr, access, udata);
+
+	if (ret)
+		return ret;
 	if (flags & IBV_REREG_MR_CHANGE_PD)
 		mr->ibv_mr.pd = pd;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {

@@ -3,6 +3,7 @@
  * kernel. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,10 @@
 /* ------------------------------------------------------------------ */
 /* Create                                                              */
 
-static void init_qp(struct verbs_qp *vqp, struct ibv_context *ctx,
+static void init_qp(struct ibv_qp *qp, struct ibv_context *ctx,
 		    const struct ibv_qp_init_attr_ex *attr, uint32_t handle,
 		    uint32_t qpn)
 {
-	struct ibv_qp *qp = &vqp->qp;
-
 	qp->context = ctx;
 	qp->qp_context = attr->qp_context;
 	qp->pd = attr->pd;
@@ -42,7 +41,24 @@ static void cap_from_kern(struct ibv_qp_cap *cap, uint32_t send_wr, uint32_t rec
 	cap->max_inline_data = inline_data;
 }
 
-static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
+/* XRC QPs name their domain where others name a PD; XRC receive QPs have
+ * no queues of their own, XRC send QPs no receive side. */
+static bool xrc_recv(const struct ibv_qp_init_attr_ex *attr)
+{
+	return attr->qp_type == IBV_QPT_XRC_RECV;
+}
+
+static bool no_recv_side(const struct ibv_qp_init_attr_ex *attr)
+{
+	return attr->qp_type == IBV_QPT_XRC_SEND || xrc_recv(attr);
+}
+
+static uint32_t xrcd_handle(const struct ibv_qp_init_attr_ex *attr)
+{
+	return container_of(attr->xrcd, struct verbs_xrcd, xrcd)->handle;
+}
+
+static int create_qp_ioctl(struct ibv_context *ctx, struct ibv_qp *qp,
 			   struct ibv_qp_init_attr_ex *attr, uint32_t flags,
 			   const struct verbs_udata *udata)
 {
@@ -60,7 +76,9 @@ static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
 
 	vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_CREATE);
 	handle = vioctl_new(&c, UVERBS_ATTR_CREATE_QP_HANDLE);
-	if (attr->pd)
+	if (attr->xrcd)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, xrcd_handle(attr));
+	else if (attr->pd)
 		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_PD_HANDLE, attr->pd->handle);
 	if (attr->send_cq)
 		vioctl_idr(&c, UVERBS_ATTR_CREATE_QP_SEND_CQ_HANDLE, attr->send_cq->handle);
@@ -94,13 +112,13 @@ static int create_qp_ioctl(struct ibv_context *ctx, struct verbs_qp *qp,
 	return 0;
 }
 
-static int create_qp_write(struct ibv_context *ctx, struct verbs_qp *qp,
+static int create_qp_write(struct ibv_context *ctx, struct ibv_qp *qp,
 			   struct ibv_qp_init_attr_ex *attr, uint32_t flags,
 			   const struct verbs_udata *udata)
 {
 	struct ib_uverbs_ex_create_qp req = {
 		.user_handle = (uintptr_t)qp,
-		.pd_handle = attr->pd ? attr->pd->handle : 0,
+		.pd_handle = attr->xrcd ? xrcd_handle(attr) : attr->pd ? attr->pd->handle : 0,
 		.send_cq_handle = attr->send_cq ? attr->send_cq->handle : 0,
 		.recv_cq_handle = attr->recv_cq ? attr->recv_cq->handle : 0,
 		.srq_handle = attr->srq ? attr->srq->handle : 0,
@@ -144,7 +162,7 @@ static int create_qp_write(struct ibv_context *ctx, struct verbs_qp *qp,
 	return 0;
 }
 
-static int create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+static int create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
 		     struct ibv_qp_init_attr_ex *attr, uint32_t flags,
 		     const struct verbs_udata *udata)
 {
@@ -158,9 +176,8 @@ static int create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 	return create_qp_write(ctx, qp, attr, flags, udata);
 }
 
-int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
-			struct ibv_qp_init_attr_ex *attr,
-			const struct verbs_udata *udata)
+int vcmd_create_qp(struct ibv_context *ctx, struct ibv_qp *qp,
+		   struct ibv_qp_init_attr_ex *attr, const struct verbs_udata *udata)
 {
 	uint32_t flags = (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) ? attr->create_flags : 0;
 	/* Fields comp_mask leaves out are the caller's, whatever they hold:
@@ -168,17 +185,70 @@ int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
 	struct ibv_qp_init_attr_ex asked = *attr;
 	int ret;
 
-	/* XRC domains are not supported by this library yet. */
-	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
-		return EOPNOTSUPP;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_IND_TABLE))
 		asked.rwq_ind_tbl = NULL;
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD))
 		asked.pd = NULL;
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !xrc_recv(attr))
+		asked.xrcd = NULL;
+	if (no_recv_side(attr)) {
+		asked.recv_cq = NULL;
+		asked.srq = NULL;
+	}
+	if (xrc_recv(attr))
+		asked.send_cq = NULL;
 	ret = create_qp(ctx, qp, &asked, flags, udata);
 	if (!ret)
 		attr->cap = asked.cap;
 	return ret;
+}
+
+int verbs_cmd_create_qp(struct ibv_context *ctx, struct verbs_qp *qp,
+			struct ibv_qp_init_attr_ex *attr,
+			const struct verbs_udata *udata)
+{
+	/* XRC domains are not supported by this library's own providers. */
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_XRCD)
+		return EOPNOTSUPP;
+	return vcmd_create_qp(ctx, &qp->qp, attr, udata);
+}
+
+/*
+ * XRC target QPs live in their XRC domain, not in the process that made
+ * them: another process sharing the domain opens one by number.  Only
+ * plugins for NICs with XRC (mlx5, mlx4, hns) ask; rxe and siw have no
+ * XRC domains.
+ */
+int verbs_cmd_open_qp(struct ibv_context *ctx, struct ibv_qp *qp, uint32_t xrcd_handle,
+		      const struct ibv_qp_open_attr *attr, const struct verbs_udata *udata)
+{
+	struct ib_uverbs_open_qp req = {
+		.user_handle = (uintptr_t)qp,
+		.pd_handle = xrcd_handle,	/* the kernel's name for the domain here */
+		.qpn = attr->qp_num,
+		.qp_type = attr->qp_type,
+	};
+	struct ib_uverbs_create_qp_resp resp;
+	int ret;
+
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_OPEN_QP, &req, sizeof(req),
+			 &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	qp->context = ctx;
+	qp->qp_context = attr->qp_context;
+	qp->pd = NULL;
+	qp->send_cq = NULL;
+	qp->recv_cq = NULL;
+	qp->srq = NULL;
+	qp->handle = resp.qp_handle;
+	qp->qp_num = resp.qpn;
+	qp->qp_type = attr->qp_type;
+	qp->state = IBV_QPS_UNKNOWN;
+	qp->events_completed = 0;
+	pthread_mutex_init(&qp->mutex, NULL);
+	pthread_cond_init(&qp->cond, NULL);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -214,10 +284,12 @@ static void dest_from_kern(struct ibv_ah_attr *a, const struct ib_uverbs_qp_dest
 	a->port_num = d->port_num;
 }
 
-int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
-			const struct verbs_udata *udata)
+/* The extended request for the fields mask names (the legacy one is its
+ * base). */
+static void modify_qp_req(struct ib_uverbs_ex_modify_qp *req, const struct ibv_qp *qp,
+			  const struct ibv_qp_attr *attr, int mask)
 {
-	struct ib_uverbs_ex_modify_qp req = {
+	*req = (struct ib_uverbs_ex_modify_qp){
 		.base = {
 			.qp_handle = qp->handle,
 			.attr_mask = mask,
@@ -244,20 +316,37 @@ int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 			.alt_timeout = attr->alt_timeout,
 		},
 	};
+	if (mask & IBV_QP_AV)
+		dest_to_kern(&req->base.dest, &attr->ah_attr);
+	if (mask & IBV_QP_ALT_PATH)
+		dest_to_kern(&req->base.alt_dest, &attr->alt_ah_attr);
+	if (mask & IBV_QP_RATE_LIMIT)
+		req->rate_limit = attr->rate_limit;
+}
+
+int verbs_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+			const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_qp req;
 	struct ib_uverbs_ex_modify_qp_resp resp;
 
-	if (mask & IBV_QP_AV)
-		dest_to_kern(&req.base.dest, &attr->ah_attr);
-	if (mask & IBV_QP_ALT_PATH)
-		dest_to_kern(&req.base.alt_dest, &attr->alt_ah_attr);
 	/* Only the rate limit needs the extended command. */
-	if (mask & IBV_QP_RATE_LIMIT) {
-		req.rate_limit = attr->rate_limit;
-		return vcmd_write(qp->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP, &req,
-				  sizeof(req), &resp, sizeof(resp), udata);
-	}
+	if (mask & IBV_QP_RATE_LIMIT)
+		return verbs_cmd_modify_qp_ex(qp, attr, mask, &resp, udata);
+	modify_qp_req(&req, qp, attr, mask);
 	return vcmd_write(qp->context, IB_USER_VERBS_CMD_MODIFY_QP, &req.base,
 			  sizeof(req.base), NULL, 0, udata);
+}
+
+int verbs_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
+			   struct ib_uverbs_ex_modify_qp_resp *resp,
+			   const struct verbs_udata *udata)
+{
+	struct ib_uverbs_ex_modify_qp req;
+
+	modify_qp_req(&req, qp, attr, mask);
+	return vcmd_write(qp->context, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_MODIFY_QP,
+			  &req, sizeof(req), resp, sizeof(*resp), udata);
 }
 
 int verbs_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,

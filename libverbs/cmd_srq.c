@@ -6,11 +6,9 @@
 
 #include "cmd.h"
 
-static void init_srq(struct verbs_srq *vsrq, struct ibv_context *ctx,
+static void init_srq(struct ibv_srq *srq, struct ibv_context *ctx,
 		     const struct ibv_srq_init_attr_ex *attr, uint32_t handle)
 {
-	struct ibv_srq *srq = &vsrq->srq;
-
 	srq->context = ctx;
 	srq->srq_context = attr->srq_context;
 	srq->pd = attr->pd;
@@ -18,13 +16,40 @@ static void init_srq(struct verbs_srq *vsrq, struct ibv_context *ctx,
 	srq->events_completed = 0;
 	pthread_mutex_init(&srq->mutex, NULL);
 	pthread_cond_init(&srq->cond, NULL);
-	vsrq->srq_type = IBV_SRQT_BASIC;
 }
 
-static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
-			    struct ibv_srq_init_attr_ex *attr,
+static enum ibv_srq_type srq_type(const struct ibv_srq_init_attr_ex *attr)
+{
+	return (attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) ? attr->srq_type : IBV_SRQT_BASIC;
+}
+
+static struct ibv_cq *srq_cq(const struct ibv_srq_init_attr_ex *attr)
+{
+	return (attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) ? attr->cq : NULL;
+}
+
+/* XRC SRQs belong to a domain, named by the handle the core keeps in
+ * verbs_xrcd (upstream's layout, which the plugins allocate). */
+static struct verbs_xrcd *srq_xrcd(const struct ibv_srq_init_attr_ex *attr)
+{
+	if (srq_type(attr) != IBV_SRQT_XRC || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_XRCD) ||
+	    !attr->xrcd)
+		return NULL;
+	return container_of(attr->xrcd, struct verbs_xrcd, xrcd);
+}
+
+static uint32_t srq_tags(const struct ibv_srq_init_attr_ex *attr)
+{
+	if (srq_type(attr) != IBV_SRQT_TM || !(attr->comp_mask & IBV_SRQ_INIT_ATTR_TM))
+		return 0;
+	return attr->tm_cap.max_num_tags;
+}
+
+static int create_srq_ioctl(struct ibv_context *ctx, struct ibv_srq *srq,
+			    struct ibv_srq_init_attr_ex *attr, uint32_t *srq_num,
 			    const struct verbs_udata *udata)
 {
+	struct verbs_xrcd *xrcd = srq_xrcd(attr);
 	struct ib_uverbs_attr *handle;
 	uint32_t max_wr, max_sge;
 	struct vioctl c;
@@ -33,13 +58,21 @@ static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
 	vioctl_init(&c, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_CREATE);
 	handle = vioctl_new(&c, UVERBS_ATTR_CREATE_SRQ_HANDLE);
 	vioctl_idr(&c, UVERBS_ATTR_CREATE_SRQ_PD_HANDLE, attr->pd->handle);
-	vioctl_const(&c, UVERBS_ATTR_CREATE_SRQ_TYPE, IB_UVERBS_SRQT_BASIC);
+	vioctl_const(&c, UVERBS_ATTR_CREATE_SRQ_TYPE, srq_type(attr));
 	vioctl_in_u64(&c, UVERBS_ATTR_CREATE_SRQ_USER_HANDLE, (uintptr_t)srq);
 	vioctl_in_u32(&c, UVERBS_ATTR_CREATE_SRQ_MAX_WR, attr->attr.max_wr);
 	vioctl_in_u32(&c, UVERBS_ATTR_CREATE_SRQ_MAX_SGE, attr->attr.max_sge);
 	vioctl_in_u32(&c, UVERBS_ATTR_CREATE_SRQ_LIMIT, attr->attr.srq_limit);
+	if (xrcd)
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_SRQ_XRCD_HANDLE, xrcd->handle);
+	if (srq_cq(attr))
+		vioctl_idr(&c, UVERBS_ATTR_CREATE_SRQ_CQ_HANDLE, srq_cq(attr)->handle);
+	if (srq_type(attr) == IBV_SRQT_TM)
+		vioctl_in_u32(&c, UVERBS_ATTR_CREATE_SRQ_MAX_NUM_TAGS, srq_tags(attr));
 	vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_WR, &max_wr, sizeof(max_wr));
 	vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_MAX_SGE, &max_sge, sizeof(max_sge));
+	if (xrcd)
+		vioctl_out(&c, UVERBS_ATTR_CREATE_SRQ_RESP_SRQ_NUM, srq_num, sizeof(*srq_num));
 	vioctl_udata(&c, udata);
 	ret = vioctl_exec(ctx, &c);
 	if (ret)
@@ -50,24 +83,56 @@ static int create_srq_ioctl(struct ibv_context *ctx, struct verbs_srq *srq,
 	return 0;
 }
 
-int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
-			 struct ibv_srq_init_attr_ex *attr,
-			 const struct verbs_udata *udata)
+/* XRC and tag-matching SRQs: CREATE_XSRQ, the basic request plus type,
+ * domain, CQ and tag count. */
+static int create_xsrq_write(struct ibv_context *ctx, struct ibv_srq *srq,
+			     struct ibv_srq_init_attr_ex *attr, uint32_t *srq_num,
+			     const struct verbs_udata *udata)
+{
+	struct verbs_xrcd *xrcd = srq_xrcd(attr);
+	struct ib_uverbs_create_xsrq req = {
+		.user_handle = (uintptr_t)srq,
+		.srq_type = srq_type(attr),
+		.pd_handle = attr->pd->handle,
+		.max_wr = attr->attr.max_wr,
+		.max_sge = attr->attr.max_sge,
+		.srq_limit = attr->attr.srq_limit,
+		.max_num_tags = srq_tags(attr),
+		.xrcd_handle = xrcd ? xrcd->handle : 0,
+		.cq_handle = srq_cq(attr) ? srq_cq(attr)->handle : 0,
+	};
+	struct ib_uverbs_create_srq_resp resp;
+	int ret;
+
+	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_CREATE_XSRQ, &req, sizeof(req),
+			 &resp, sizeof(resp), udata);
+	if (ret)
+		return ret;
+	attr->attr.max_wr = resp.max_wr;
+	attr->attr.max_sge = resp.max_sge;
+	*srq_num = resp.srqn;
+	init_srq(srq, ctx, attr, resp.srq_handle);
+	return 0;
+}
+
+static int create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		      struct ibv_srq_init_attr_ex *attr, uint32_t *srq_num,
+		      const struct verbs_udata *udata)
 {
 	struct ib_uverbs_create_srq req;
 	struct ib_uverbs_create_srq_resp resp;
 	int ret;
 
-	/* XRC and tag-matching SRQs need XRC domains and TM support, which
-	 * this library does not have yet. */
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) ||
-	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) && attr->srq_type != IBV_SRQT_BASIC))
-		return EOPNOTSUPP;
+	*srq_num = 0;
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
 	if (vcmd_use_ioctl(ctx, VCMD_CREATE_SRQ)) {
-		ret = create_srq_ioctl(ctx, srq, attr, udata);
+		ret = create_srq_ioctl(ctx, srq, attr, srq_num, udata);
 		if (!vcmd_fall_back(ctx, VCMD_CREATE_SRQ, &ret))
 			return ret;
 	}
+	if (srq_type(attr) != IBV_SRQT_BASIC)
+		return create_xsrq_write(ctx, srq, attr, srq_num, udata);
 	req = (struct ib_uverbs_create_srq){
 		.user_handle = (uintptr_t)srq,
 		.pd_handle = attr->pd->handle,
@@ -82,6 +147,36 @@ int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *srq,
 	attr->attr.max_wr = resp.max_wr;
 	attr->attr.max_sge = resp.max_sge;
 	init_srq(srq, ctx, attr, resp.srq_handle);
+	return 0;
+}
+
+int vcmd_create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
+		    struct ibv_srq_init_attr_ex *attr, const struct verbs_udata *udata)
+{
+	uint32_t srq_num;
+
+	return create_srq(ctx, srq, attr, &srq_num, udata);
+}
+
+/* XRC and tag-matching SRQs come only from plugins of NICs that have them
+ * (mlx5, hns, ...): rxe and siw refuse them before asking the kernel. */
+int verbs_cmd_create_srq(struct ibv_context *ctx, struct verbs_srq *vsrq,
+			 struct ibv_srq_init_attr_ex *attr,
+			 const struct verbs_udata *udata)
+{
+	uint32_t srq_num;
+	int ret;
+
+	ret = create_srq(ctx, &vsrq->srq, attr, &srq_num, udata);
+	if (ret)
+		return ret;
+	vsrq->srq_type = srq_type(attr);
+	if (srq_xrcd(attr)) {
+		vsrq->xrcd = srq_xrcd(attr);
+		vsrq->srq_num = srq_num;
+	}
+	if (srq_cq(attr))
+		vsrq->cq = srq_cq(attr);
 	return 0;
 }
 

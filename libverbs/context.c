@@ -55,7 +55,7 @@ static int no_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *
 
 #define MERGE(dst, src, field) do { if ((src)->field) (dst)->field = (src)->field; } while (0)
 
-void verbs_set_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
+void verbs_install_ops(struct verbs_context *vctx, const struct verbs_ops *ops)
 {
 	struct verbs_ops *o = &vctx->priv->ops;
 	struct ibv_context_ops *c = &vctx->context.ops;
@@ -131,34 +131,44 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *dev, int
 	if (!vctx->priv)
 		return ENOMEM;
 	vctx->priv->mode = verbs_cmd_mode_default();
+	/* The provider's own id for its ioctls; plugins give theirs instead
+	 * (FACTS 22). */
+	vctx->priv->driver_id = dev->sysfs ? dev->sysfs->driver_id : RDMA_DRIVER_UNKNOWN;
 	vctx->sz = sizeof(*vctx);
+	verbs_device_get(dev);
 	ctx->device = &dev->device;
 	ctx->cmd_fd = cmd_fd;
 	ctx->async_fd = -1;
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
 	pthread_mutex_init(&ctx->mutex, NULL);
-	verbs_set_ops(vctx, &none);
+	verbs_install_ops(vctx, &none);
 	return 0;
 }
 
 void verbs_uninit_context(struct verbs_context *vctx)
 {
-	if (vctx->context.async_fd >= 0)
-		close(vctx->context.async_fd);
-	pthread_mutex_destroy(&vctx->context.mutex);
+	struct ibv_context *ctx = &vctx->context;
+
+	if (ctx->async_fd >= 0)
+		close(ctx->async_fd);
+	if (ctx->cmd_fd >= 0)
+		close(ctx->cmd_fd);
+	pthread_mutex_destroy(&ctx->mutex);
+	free(vctx->priv->plugin);	/* the adapter's (compat/plugins/context.c) */
 	free(vctx->priv);
 	vctx->priv = NULL;
+	verbs_device_put(verbs_get_device(ctx->device));
 }
 
 /* The node may have been renamed or be stale: trust the device number
  * over the name when both are known. */
-static int open_cdev(struct verbs_device *dev)
+static int open_cdev(const struct verbs_sysfs_dev *sysfs)
 {
 	char path[PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (!verbs_dev_path(path, sizeof(path), dev->device.dev_name)) {
+	if (!verbs_dev_path(path, sizeof(path), sysfs->sysfs_name)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -167,7 +177,8 @@ static int open_cdev(struct verbs_device *dev)
 	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return -1;
-	if (dev->devnum && !fstat(fd, &st) && S_ISCHR(st.st_mode) && st.st_rdev != dev->devnum) {
+	if (sysfs->sysfs_cdev && !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	    st.st_rdev != sysfs->sysfs_cdev) {
 		close(fd);
 		errno = ENODEV;
 		return -1;
@@ -175,24 +186,42 @@ static int open_cdev(struct verbs_device *dev)
 	return fd;
 }
 
-struct ibv_context *ibv_open_device(struct ibv_device *device)
+/* Contexts get an async event fd with the kernel context over write(),
+ * but not over ioctl, where it is an object of its own: the core adds
+ * one if the provider did not (FACTS 21d, 27). */
+static int attach_async_fd(struct ibv_context *ctx)
+{
+	return ctx->async_fd == -1 ? vcmd_alloc_async_fd(ctx) : 0;
+}
+
+struct ibv_context *verbs_open_device(struct ibv_device *device, void *private_data)
 {
 	struct verbs_device *dev = verbs_get_device(device);
 	struct verbs_context *vctx;
-	int fd, err;
+	int fd, ret;
 
-	fd = open_cdev(dev);
+	fd = open_cdev(dev->sysfs);
 	if (fd < 0)
 		return NULL;
-	vctx = dev->provider->alloc_context(dev, fd);
-	if (!vctx) {
-		err = errno;
-		close(fd);
-		errno = err;
+	/* fd is the provider's now, closed even if it fails. */
+	vctx = verbs_sysfs_provider(dev->sysfs)->alloc_context(dev, fd, private_data);
+	if (!vctx)
+		return NULL;
+	/* The kernel context exists now and cannot be asked for again (a
+	 * file has one): without an event fd it is half-made, so that
+	 * failure is the whole open's. */
+	ret = attach_async_fd(&vctx->context);
+	if (ret) {
+		ibv_close_device(&vctx->context);
+		errno = ret;
 		return NULL;
 	}
-	verbs_device_get(dev);
 	return &vctx->context;
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	return verbs_open_device(device, NULL);
 }
 
 /* The listed device behind a char device number, with a reference. */
@@ -205,7 +234,7 @@ static struct verbs_device *device_by_devnum(dev_t devnum)
 	if (!list)
 		return NULL;
 	for (struct ibv_device **d = list; *d && !found; d++)
-		if (verbs_get_device(*d)->devnum == devnum)
+		if (verbs_get_device(*d)->sysfs->sysfs_cdev == devnum)
 			found = verbs_get_device(*d);
 	if (found)
 		verbs_device_get(found);
@@ -217,9 +246,11 @@ static struct verbs_device *device_by_devnum(dev_t devnum)
 
 struct ibv_context *ibv_import_device(int cmd_fd)
 {
-	struct verbs_device *dev;
+	const struct verbs_provider *provider;
 	struct verbs_context *vctx;
+	struct verbs_device *dev;
 	struct stat st;
+	int err;
 
 	if (fstat(cmd_fd, &st))
 		return NULL;
@@ -230,20 +261,23 @@ struct ibv_context *ibv_import_device(int cmd_fd)
 	dev = device_by_devnum(st.st_rdev);
 	if (!dev)
 		return NULL;
-	if (!dev->provider->import_context) {
+	provider = verbs_sysfs_provider(dev->sysfs);
+	if (!provider->import_context) {
 		verbs_device_put(dev);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	/* The caller keeps cmd_fd if the import fails. */
-	vctx = dev->provider->import_context(dev, cmd_fd);
+	vctx = provider->import_context(dev, cmd_fd);
+	err = errno;
+	/* A context holds a reference of its own. */
+	verbs_device_put(dev);
 	if (!vctx) {
-		int err = errno;
-
-		verbs_device_put(dev);
 		errno = err;
 		return NULL;
 	}
+	/* Events also reach the exporter's async fd: an import without one
+	 * of its own is still of use. */
+	attach_async_fd(&vctx->context);
 	return &vctx->context;
 }
 
@@ -252,10 +286,10 @@ static struct verbs_context *plain_context(struct verbs_device *dev, int cmd_fd,
 					  const struct verbs_udata *udata, bool import)
 {
 	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret;
+	int ret = ENOMEM;
 
 	if (!vctx)
-		return NULL;
+		goto err_fd;
 	ret = verbs_init_context(vctx, dev, cmd_fd);
 	if (ret)
 		goto err_free;
@@ -263,13 +297,22 @@ static struct verbs_context *plain_context(struct verbs_device *dev, int cmd_fd,
 		     : verbs_cmd_get_context(&vctx->context, udata);
 	if (ret)
 		goto err_uninit;
-	verbs_set_ops(vctx, ops);
+	verbs_install_ops(vctx, ops);
 	return vctx;
 
 err_uninit:
+	/* A refused import leaves cmd_fd to its caller. */
+	if (import)
+		vctx->context.cmd_fd = -1;
 	verbs_uninit_context(vctx);
+	free(vctx);
+	errno = ret;
+	return NULL;
 err_free:
 	free(vctx);
+err_fd:
+	if (!import)
+		close(cmd_fd);
 	errno = ret;
 	return NULL;
 }
@@ -295,14 +338,11 @@ void verbs_free_plain_context(struct ibv_context *ctx)
 	free(vctx);
 }
 
+/* The provider releases everything, the context's device reference
+ * included (verbs_uninit_context): ctx is gone afterwards (FACTS 25). */
 int ibv_close_device(struct ibv_context *context)
 {
-	struct verbs_device *dev = verbs_get_device(context->device);
-	int fd = context->cmd_fd;
-
-	dev->provider->free_context(context);
-	close(fd);
-	verbs_device_put(dev);
+	verbs_sysfs_provider(verbs_get_device(context->device)->sysfs)->free_context(context);
 	return 0;
 }
 

@@ -54,26 +54,35 @@ static void channel_ref(struct ibv_comp_channel *channel, int delta)
 	pthread_mutex_unlock(&channel->context->mutex);
 }
 
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *ctx,
+		   struct ibv_comp_channel *channel, void *cq_context)
+{
+	cq->context = ctx;
+	cq->channel = channel;
+	channel_ref(channel, 1);
+	cq->cq_context = cq_context;
+	cq->comp_events_completed = 0;
+	cq->async_events_completed = 0;
+	pthread_mutex_init(&cq->mutex, NULL);
+	pthread_cond_init(&cq->cond, NULL);
+}
+
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 			     struct ibv_comp_channel *channel, int comp_vector)
 {
 	const struct verbs_ops *ops = verbs_ops(context);
 	struct ibv_cq *cq;
-	int err;
 
 	if (!ops->create_cq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* While the CQ is made; then verbs_init_cq() counts it. */
 	channel_ref(channel, 1);
 	cq = ops->create_cq(context, cqe, channel, comp_vector);
-	if (!cq) {
-		err = errno;
-		channel_ref(channel, -1);
-		errno = err;
-		return NULL;
-	}
-	cq->cq_context = cq_context;
+	if (cq)
+		verbs_init_cq(cq, context, channel, cq_context);
+	channel_ref(channel, -1);
 	return cq;
 }
 
@@ -82,7 +91,6 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 {
 	const struct verbs_ops *ops = verbs_ops(ctx);
 	struct ibv_cq_ex *cq;
-	int err;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
 					  IBV_CQ_INIT_ATTR_MASK_PD)) {
@@ -95,13 +103,9 @@ struct ibv_cq_ex *verbs_create_cq_ex(struct ibv_context *ctx,
 	}
 	channel_ref(attr->channel, 1);
 	cq = ops->create_cq_ex(ctx, attr);
-	if (!cq) {
-		err = errno;
-		channel_ref(attr->channel, -1);
-		errno = err;
-		return NULL;
-	}
-	cq->cq_context = attr->cq_context;
+	if (cq)
+		verbs_init_cq(ibv_cq_ex_to_cq(cq), ctx, attr->channel, attr->cq_context);
+	channel_ref(attr->channel, -1);
 	return cq;
 }
 

@@ -2,7 +2,7 @@
 /*
  * Device memory.  None of the built-in providers has any (rxe has no
  * on-device memory; ibv_alloc_dm fails with EOPNOTSUPP there, as upstream),
- * so there is never a DM to import, nor one to unimport.
+ * so only provider plugins (mlx5) import and unimport DMs.
  */
 #include <errno.h>
 
@@ -10,12 +10,14 @@
 
 struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
 {
-	(void)context, (void)dm_handle;
+	if (verbs_priv(context)->plugin)
+		return verbs_plugin_import_dm(context, dm_handle);
 	errno = EOPNOTSUPP;
 	return NULL;
 }
 
 void ibv_unimport_dm(struct ibv_dm *dm)
 {
-	(void)dm;
+	if (verbs_priv(dm->context)->plugin)
+		verbs_plugin_unimport_dm(dm);
 }

@@ -14,7 +14,7 @@
  *                  ("driver udata") carried alongside
  *               -> /dev/infiniband/uverbsN
  *
- * Data-path calls (poll_cq, post_send, ...) skip the core: verbs_set_ops()
+ * Data-path calls (poll_cq, post_send, ...) skip the core: verbs_install_ops()
  * puts them straight into struct ibv_context_ops, where upstream-built
  * programs' inline functions call them.  Everything else reaches the
  * provider through the core, so the core can keep the bookkeeping that
@@ -26,7 +26,7 @@
  *  2. in alloc_context: allocates its own context struct with a struct
  *     verbs_context inside, calls verbs_init_context(), then
  *     verbs_cmd_get_context() (with its driver data, if any), then
- *     verbs_set_ops();
+ *     verbs_install_ops();
  *  3. in each op: allocates its object struct (embedding the public one, or
  *     verbs_cq/verbs_qp/verbs_srq/verbs_mr where the core needs more), and
  *     calls the matching verbs_cmd_*() which fills the public fields.
@@ -56,32 +56,98 @@
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 
+/* A doubly linked list link, laid out as upstream's. */
+struct verbs_list_node {
+	struct verbs_list_node *next, *prev;
+};
+
+/* Upstream's provider plugins' types (compat/plugins/plugins.h); the core
+ * only passes them along. */
+struct verbs_device_ops;
+struct verbs_match_ent;
+
+enum {
+	VSYSFS_READ_MODALIAS = 1 << 0,	/* modalias has been read */
+	VSYSFS_READ_NODE_GUID = 1 << 1,	/* node_guid is known */
+};
+
+/*
+ * What discovery (netlink, else sysfs) learnt of one uverbs device: the
+ * core's record of it, owned by its verbs_device once claimed.  The layout
+ * is upstream's (provider plugins read it in alloc_device); fields are
+ * filled as FACTS 14 (shared/abi/private34) says.
+ */
+struct verbs_sysfs_dev {
+	struct verbs_list_node entry;	/* discovery's list, until claimed */
+	/* The const struct verbs_provider that drives the device (unused by
+	 * upstream's core and plugins at v44): see verbs_sysfs_provider(). */
+	void *provider_data;
+	const struct verbs_match_ent *match;	/* a plugin's table hit */
+	unsigned int flags;		/* VSYSFS_READ_* */
+	char sysfs_name[64];		/* "uverbs0" */
+	dev_t sysfs_cdev;		/* /dev/infiniband/uverbs0 */
+	char ibdev_name[64];		/* "rxe0" */
+	char ibdev_path[256];		/* <sysfs>/class/infiniband/rxe0 */
+	char modalias[512];		/* "" when the device has none */
+	uint64_t node_guid;		/* host order */
+	uint32_t driver_id;		/* enum rdma_driver_id; 0 via sysfs */
+	enum ibv_node_type node_type;
+	int ibdev_idx;			/* netlink index; -1 via sysfs */
+	uint32_t num_ports;		/* 0 if unknown */
+	uint32_t abi_ver;		/* the kernel driver's uverbs ABI */
+	struct timespec time_created;	/* mtime of ibdev_path */
+};
+
 /*
  * One per uverbs character device.  Users hold &device, so it comes
  * first; the object lives until the last device list and the last
  * context that refer to it are gone (devices vanish from later lists when
- * unplugged, but older pointers stay valid).
+ * unplugged, but older pointers stay valid).  The layout is upstream's:
+ * provider plugins allocate it inside their own device struct.
  */
 struct verbs_device {
 	struct ibv_device device;	/* name = ibdev, dev_name = uverbsN */
-	const struct verbs_provider *provider;
-
-	/* Identity, from RDMA netlink or sysfs; providers may read these. */
-	enum rdma_driver_id driver_id;	/* RDMA_DRIVER_UNKNOWN if not reported */
-	int abi_version;		/* the kernel driver's uverbs ABI */
-	uint32_t ibdev_index;		/* netlink index; -1 via sysfs only */
-	__be64 node_guid;
-	dev_t devnum;			/* /dev/infiniband/uverbsN */
-	char modalias[128];		/* "" when the device has none */
-
-	/* Core only. */
-	atomic_int refcount;		/* device lists and contexts */
-	struct verbs_device *next;	/* the discovery cache (device_list.c) */
+	const struct verbs_device_ops *ops;	/* a plugin's; NULL for built-ins */
+	atomic_int refcount;		/* device lists, contexts, the cache */
+	struct verbs_list_node entry;	/* the discovery cache (device_list.c) */
+	struct verbs_sysfs_dev *sysfs;	/* always set for listed devices */
+	uint64_t core_support;		/* IB_UVERBS_CORE_SUPPORT_* from the kernel */
 };
+
+#if defined(__x86_64__) || defined(__aarch64__)
+/* Plugins built against upstream's headers see these bytes (layouts.txt §1). */
+_Static_assert(sizeof(struct verbs_sysfs_dev) == 992, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, provider_data) == 16, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, match) == 24, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, flags) == 32, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, sysfs_name) == 36, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, sysfs_cdev) == 104, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, ibdev_name) == 112, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, ibdev_path) == 176, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, modalias) == 432, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, node_guid) == 944, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, driver_id) == 952, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, node_type) == 956, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, ibdev_idx) == 960, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, num_ports) == 964, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, abi_ver) == 968, "verbs_sysfs_dev layout");
+_Static_assert(offsetof(struct verbs_sysfs_dev, time_created) == 976, "verbs_sysfs_dev layout");
+_Static_assert(sizeof(struct verbs_device) == 712, "verbs_device layout");
+_Static_assert(offsetof(struct verbs_device, ops) == 664, "verbs_device layout");
+_Static_assert(offsetof(struct verbs_device, refcount) == 672, "verbs_device layout");
+_Static_assert(offsetof(struct verbs_device, entry) == 680, "verbs_device layout");
+_Static_assert(offsetof(struct verbs_device, sysfs) == 696, "verbs_device layout");
+_Static_assert(offsetof(struct verbs_device, core_support) == 704, "verbs_device layout");
+#endif
 
 static inline struct verbs_device *verbs_get_device(struct ibv_device *dev)
 {
-	return (struct verbs_device *)dev;
+	return container_of(dev, struct verbs_device, device);
+}
+
+static inline const struct verbs_provider *verbs_sysfs_provider(const struct verbs_sysfs_dev *sysfs)
+{
+	return sysfs->provider_data;
 }
 
 /* ------------------------------------------------------------------ */
@@ -260,21 +326,27 @@ struct verbs_provider {
 	const char *const *ibdev_patterns;	/* NULL-terminated, or NULL */
 	const char *const *modalias_patterns;	/* NULL-terminated, or NULL */
 
-	/* The kernel driver ABI versions (verbs_device.abi_version) the
+	/* The kernel driver ABI versions (verbs_sysfs_dev.abi_ver) the
 	 * provider speaks; devices with others are not listed. */
 	int min_abi, max_abi;
 
 	/*
 	 * Returns the provider's context (errno set on failure), built as
-	 * described at the top.  The core opened cmd_fd and closes it, after
-	 * free_context or when alloc_context fails.
+	 * described at the top.  The context owns cmd_fd from then on
+	 * (verbs_uninit_context() closes it); a failing alloc_context has
+	 * closed it.  private_data: verbs_open_device()'s, for the provider.
 	 */
-	struct verbs_context *(*alloc_context)(struct verbs_device *dev, int cmd_fd);
+	struct verbs_context *(*alloc_context)(struct verbs_device *dev, int cmd_fd,
+					       void *private_data);
 	/* For ibv_import_device(): the same, but with verbs_cmd_query_context()
-	 * instead of verbs_cmd_get_context().  NULL: import fails, EOPNOTSUPP. */
+	 * instead of verbs_cmd_get_context(), and a failing import leaves
+	 * cmd_fd open (it is the caller's).  NULL: import fails, EOPNOTSUPP. */
 	struct verbs_context *(*import_context)(struct verbs_device *dev, int cmd_fd);
 	/* Undoes alloc_context: verbs_uninit_context(), then free. */
 	void (*free_context)(struct ibv_context *ctx);
+	/* Frees dev with its last reference.  NULL: dev is the core's own
+	 * allocation, free()d. */
+	void (*free_device)(struct verbs_device *dev);
 };
 
 /* Providers are found by the linker: each registration is a pointer in the
@@ -287,18 +359,31 @@ struct verbs_provider {
 /* Contexts                                                            */
 
 /*
- * Sets up the core part of a zeroed verbs_context: device, cmd_fd, the
- * extended-context marker and size, the ops defaults, the core's private
- * state.  0 or an errno value.
+ * Sets up the core part of a zeroed verbs_context: device (a reference is
+ * taken), cmd_fd (the context owns it from now on), the extended-context
+ * marker and size, the ops defaults, the core's private state.  0 or an
+ * errno value; on failure nothing is taken and cmd_fd is left open.
  */
 int verbs_init_context(struct verbs_context *vctx, struct verbs_device *dev,
 		       int cmd_fd);
-/* Releases what verbs_init_context() and verbs_cmd_get_context() set up
- * (async_fd included; cmd_fd is the core's to close). */
-void verbs_uninit_context(struct verbs_context *vctx);
 /* Installs the provider's ops (NULL entries as described above).  May be
  * called more than once; later non-NULL entries win. */
-void verbs_set_ops(struct verbs_context *vctx, const struct verbs_ops *ops);
+void verbs_install_ops(struct verbs_context *vctx, const struct verbs_ops *ops);
+
+/* Exported at IBVERBS_PRIVATE_34 (upstream's provider plugins call them). */
+#pragma GCC visibility push(default)
+/* Releases what verbs_init_context() and verbs_cmd_get_context() set up:
+ * the core's private state, cmd_fd, async_fd and the device reference.
+ * The provider's own memory stays (FACTS 26). */
+void verbs_uninit_context(struct verbs_context *vctx);
+/* The core's part of a new CQ, after the provider made it (FACTS 30):
+ * context, channel (one more CQ on it), cq_context, event counters,
+ * mutex and cond. */
+void verbs_init_cq(struct ibv_cq *cq, struct ibv_context *ctx,
+		   struct ibv_comp_channel *channel, void *cq_context);
+/* ibv_open_device(), handing private_data to the provider's alloc_context. */
+struct ibv_context *verbs_open_device(struct ibv_device *device, void *private_data);
+#pragma GCC visibility pop
 
 struct verbs_udata;
 
@@ -336,7 +421,7 @@ struct verbs_udata {
 /*
  * All return 0 or an errno value.  Creating calls fill the public fields
  * of the object they are given (context, handle, keys, numbers, the
- * mutex/cond of CQs/QPs/SRQs); the provider owns the memory.  Destroying
+ * mutex/cond of QPs/SRQs); the provider owns the memory.  Destroying
  * calls succeed on a disassociated device when RDMAV_ALLOW_DISASSOC_DESTROY
  * is set, so providers free their memory on 0 and keep it otherwise.
  */
@@ -374,14 +459,19 @@ int verbs_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		       struct ibv_mw *mw, const struct verbs_udata *udata);
 int verbs_cmd_dealloc_mw(struct ibv_mw *mw);
 
-/* Fills cq->cq (or the common head of cq->cq_ex); flags are
- * IBV_CREATE_CQ_ATTR_* and need the extended kernel command. */
+/* Fills context, handle and cqe of cq->cq (or the common head of
+ * cq->cq_ex); the core does the rest when the provider returns the CQ
+ * (verbs_init_cq).  flags are IBV_CREATE_CQ_ATTR_* and need the extended
+ * kernel command. */
 int verbs_cmd_create_cq(struct ibv_context *ctx, int cqe,
 			struct ibv_comp_channel *channel, int comp_vector,
 			uint32_t flags, struct verbs_cq *cq,
 			const struct verbs_udata *udata);
 int verbs_cmd_resize_cq(struct ibv_cq *cq, int cqe,
 			const struct verbs_udata *udata);
+/* Completions through the kernel, for CQs without a user-space queue:
+ * *polled gets how many of wc[0..num_entries) were filled. */
+int verbs_cmd_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc, int *polled);
 int verbs_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int verbs_cmd_destroy_cq(struct ibv_cq *cq);
 

@@ -26,6 +26,26 @@ bool verbs_dev_path(char *path, size_t size, const char *cdev)
 	return true;
 }
 
+/* "all", or names separated by ',' or ':'.  Read at each probe, which
+ * only new devices cause; set-uid programs ignore it (secure_getenv), as
+ * they ignore the plugin list it would hand devices to. */
+bool verbs_provider_disabled(const char *name)
+{
+	const char *list = secure_getenv("OPENVERBS_DISABLE_PROVIDERS");
+	size_t len = strlen(name);
+
+	if (!list)
+		return false;
+	if (!strcmp(list, "all"))
+		return true;
+	for (const char *p = list; *p; p += strcspn(p, ",:")) {
+		p += strspn(p, ",:");
+		if (!strncmp(p, name, len) && (p[len] == '\0' || p[len] == ',' || p[len] == ':'))
+			return true;
+	}
+	return false;
+}
+
 bool verbs_warnings_enabled(void)
 {
 	return getenv("IBV_SHOW_WARNINGS") != NULL;

@@ -46,6 +46,9 @@ extern const char *verbs_dev_dir;
 /* verbs_dev_dir/cdev into path; false if it does not fit. */
 bool verbs_dev_path(char *path, size_t size, const char *cdev);
 
+/* OPENVERBS_DISABLE_PROVIDERS names the built-in provider: it claims no
+ * device, so a provider plugin may drive it. */
+bool verbs_provider_disabled(const char *name);
 /* IBV_SHOW_WARNINGS: the only way the library writes to stderr unasked. */
 bool verbs_warnings_enabled(void);
 /* RDMAV_ALLOW_DISASSOC_DESTROY: destroying on a dead device succeeds. */
@@ -59,33 +62,80 @@ void verbs_init_once(void);
 void verbs_device_get(struct verbs_device *dev);
 void verbs_device_put(struct verbs_device *dev);
 
-/* What a discovery backend reports about one uverbs device. */
-struct verbs_found_device {
-	char ibdev[64];			/* IB device name, "rxe0" */
-	char cdev[64];			/* char device name, "uverbs0" */
-	uint32_t ibdev_index;		/* -1 if unknown */
-	enum rdma_driver_id driver_id;
-	int abi_version;
-	uint64_t node_guid;		/* host order */
-	int node_type;			/* enum ibv_node_type */
-	dev_t devnum;			/* 0 if unknown */
-	char modalias[128];
-};
+/* Circular lists of struct verbs_list_node, headed by a node of their
+ * own. */
+static inline void verbs_list_init(struct verbs_list_node *head)
+{
+	head->next = head->prev = head;
+}
 
-/* Both return the number found (>= 0) or -1 with errno set; *out is a
- * malloc'd array.  Netlink first, sysfs when netlink is unavailable. */
-int verbs_netlink_scan(struct verbs_found_device **out);
-int verbs_sysfs_scan(struct verbs_found_device **out);
-/* Fills in found's char device (name, number, ABI, driver id) from the
- * cache if the device with found's netlink index and name is there: such
+static inline bool verbs_list_empty(const struct verbs_list_node *head)
+{
+	return head->next == head;
+}
+
+static inline void verbs_list_add_tail(struct verbs_list_node *head,
+				       struct verbs_list_node *node)
+{
+	node->prev = head->prev;
+	node->next = head;
+	head->prev->next = node;
+	head->prev = node;
+}
+
+static inline void verbs_list_del(struct verbs_list_node *node)
+{
+	node->prev->next = node->next;
+	node->next->prev = node->prev;
+	node->next = node->prev = node;
+}
+
+/* enum ibv_node_type of the kernel's node type code (FACTS 14). */
+static inline enum ibv_node_type verbs_node_type(int kernel_code)
+{
+	return kernel_code >= IBV_NODE_CA && kernel_code <= IBV_NODE_UNSPECIFIED ?
+		(enum ibv_node_type)kernel_code : IBV_NODE_UNKNOWN;
+}
+
+/*
+ * Discovery: each backend appends one calloc'd struct verbs_sysfs_dev per
+ * uverbs device to *found (linked by entry) and returns how many, or -1
+ * with errno set (and *found left as it was).  Netlink first, sysfs when
+ * netlink is unavailable.
+ */
+int verbs_netlink_scan(struct verbs_list_node *found);
+int verbs_sysfs_scan(struct verbs_list_node *found);
+/* Fills in sysfs's char device (name, number, ABI, driver id) from the
+ * cache if the device with sysfs's netlink index and name is there: such
  * devices need no GET_CHARDEV question.  false if not cached. */
-bool verbs_cached_chardev(struct verbs_found_device *found);
-/* The provider for a found device, or NULL (said only when warnings are
- * asked for). */
-const struct verbs_provider *verbs_match_provider(const struct verbs_found_device *found);
+bool verbs_cached_chardev(struct verbs_sysfs_dev *sysfs);
+/* The enabled built-in provider for a device, or NULL (said only when
+ * warnings are asked for). */
+const struct verbs_provider *verbs_match_provider(const struct verbs_sysfs_dev *sysfs);
 /* The netlink backend as ibv_get_device_list() calls it: tests replace
  * it, as the host's kernel knows nothing of their fake sysfs trees. */
-extern int (*verbs_netlink_scanner)(struct verbs_found_device **out);
+extern int (*verbs_netlink_scanner)(struct verbs_list_node *found);
+
+/*
+ * A device no built-in provider claimed, offered to upstream's provider
+ * plugins (compat/plugins): a device the plugin allocated, with ops set and
+ * sysfs->provider_data the provider that drives it, which the core then
+ * completes as it does its own (FACTS 19); or NULL with errno set.
+ */
+struct verbs_device *verbs_plugin_claim(struct verbs_sysfs_dev *sysfs);
+/* Whether a QP of a plugin context was made an extended one (the
+ * adapter's record, compat/plugins/qp_ex.c): ibv_qp_to_qp_ex's answer. */
+bool verbs_plugin_qp_ex_recorded(struct ibv_qp *qp);
+/* The verbs our struct verbs_ops has no entry for, on a plugin context
+ * (verbs_priv(ctx)->plugin set): the plugin's own op (compat/plugins). */
+struct ibv_mr *verbs_plugin_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+					  uint64_t iova, int fd, int access);
+struct ibv_pd *verbs_plugin_import_pd(struct ibv_context *ctx, uint32_t handle);
+void verbs_plugin_unimport_pd(struct ibv_pd *pd);
+struct ibv_mr *verbs_plugin_import_mr(struct ibv_pd *pd, uint32_t handle);
+void verbs_plugin_unimport_mr(struct ibv_mr *mr);
+struct ibv_dm *verbs_plugin_import_dm(struct ibv_context *ctx, uint32_t handle);
+void verbs_plugin_unimport_dm(struct ibv_dm *dm);
 
 /* ------------------------------------------------------------------ */
 /* Contexts (context.c)                                                */
@@ -106,7 +156,10 @@ struct verbs_ex_private {
 	/* Methods (enum vcmd_method) this kernel does not know over ioctl:
 	 * learnt once, then skipped. */
 	_Atomic uint64_t ioctl_off;
-	uint64_t core_support;		/* IB_UVERBS_CORE_SUPPORT_*; 0 via write() */
+	uint32_t driver_id;		/* enum rdma_driver_id, for ioctl headers */
+	/* The adapter's state for a provider plugin's context; NULL for the
+	 * built-in providers. */
+	struct verbs_plugin_context *plugin;
 };
 
 static inline struct verbs_ex_private *verbs_priv(struct ibv_context *ctx)

@@ -42,12 +42,13 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
 				uint64_t iova, unsigned int access)
 {
 	bool pins = pins_pages(VERBS_MR_USER, access);
+	struct verbs_device *dev = verbs_get_device(pd->context->device);
 	struct ibv_mr *mr;
 	int err;
 
 	/* Optional flags may be ignored, but kernels that do not say they
 	 * understand them would reject them. */
-	if (!(verbs_priv(pd->context)->core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
+	if (!(dev->core_support & IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS))
 		access &= ~IBV_ACCESS_OPTIONAL_RANGE;
 	if (pins && ibv_dontfork_range(addr, length))
 		return NULL;
@@ -178,21 +179,30 @@ static struct ibv_mr *finish_core_mr(struct verbs_mr *mr, int ret)
 /* An imported MR is what the kernel says of it. */
 struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
-	struct verbs_mr *mr = new_core_mr(pd);
+	struct verbs_mr *mr;
 
+	if (verbs_priv(pd->context)->plugin)
+		return verbs_plugin_import_mr(pd, mr_handle);
+	mr = new_core_mr(pd);
 	return mr ? finish_core_mr(mr, verbs_cmd_query_mr(pd, mr_handle, mr)) : NULL;
 }
 
 void ibv_unimport_mr(struct ibv_mr *mr)
 {
-	free(container_of(mr, struct verbs_mr, ibv_mr));
+	if (verbs_priv(mr->context)->plugin)
+		verbs_plugin_unimport_mr(mr);
+	else
+		free(container_of(mr, struct verbs_mr, ibv_mr));
 }
 
 struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 				 uint64_t iova, int fd, int access)
 {
-	struct verbs_mr *mr = new_core_mr(pd);
+	struct verbs_mr *mr;
 
+	if (verbs_priv(pd->context)->plugin)
+		return verbs_plugin_reg_dmabuf_mr(pd, offset, length, iova, fd, access);
+	mr = new_core_mr(pd);
 	return mr ? finish_core_mr(mr, verbs_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd,
 								access, mr))
 		  : NULL;

@@ -26,6 +26,7 @@ enum { STRING = 0x8000 };
 static const uint16_t wanted[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_DEV_INDEX] = sizeof(uint32_t),
 	[RDMA_NLDEV_ATTR_DEV_NAME] = STRING | 1,
+	[RDMA_NLDEV_ATTR_PORT_INDEX] = sizeof(uint32_t),
 	[RDMA_NLDEV_ATTR_NODE_GUID] = sizeof(uint64_t),
 	[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] = sizeof(uint8_t),
 	[RDMA_NLDEV_ATTR_CHARDEV] = sizeof(uint64_t),
@@ -62,27 +63,31 @@ static int parse(struct nlmsghdr *nlh, struct nlattr **tb)
 	return 0;
 }
 
-int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *found)
+int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_sysfs_dev *sysfs)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
 
 	if (parse(nlh, tb) || !tb[RDMA_NLDEV_ATTR_DEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME])
 		return EPROTO;
-	memset(found, 0, sizeof(*found));
-	found->ibdev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-	if (nla_strlcpy(found->ibdev, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(found->ibdev)) >=
-	    sizeof(found->ibdev))
+	memset(sysfs, 0, sizeof(*sysfs));
+	sysfs->ibdev_idx = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	if (nla_strlcpy(sysfs->ibdev_name, tb[RDMA_NLDEV_ATTR_DEV_NAME],
+			sizeof(sysfs->ibdev_name)) >= sizeof(sysfs->ibdev_name))
 		return EPROTO;
-	if (tb[RDMA_NLDEV_ATTR_NODE_GUID])
-		found->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
-	found->node_type = tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] ?
-		nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]) : IBV_NODE_UNKNOWN;
-	found->driver_id = RDMA_DRIVER_UNKNOWN;
-	found->abi_version = -1;
+	if (tb[RDMA_NLDEV_ATTR_NODE_GUID]) {
+		sysfs->node_guid = nla_get_u64(tb[RDMA_NLDEV_ATTR_NODE_GUID]);
+		sysfs->flags |= VSYSFS_READ_NODE_GUID;
+	}
+	/* The number of ports, in the dump of devices. */
+	if (tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		sysfs->num_ports = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	sysfs->node_type = verbs_node_type(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] ?
+					   nla_get_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE]) : 0);
+	sysfs->driver_id = RDMA_DRIVER_UNKNOWN;
 	return 0;
 }
 
-int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *found)
+int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_sysfs_dev *sysfs)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
 	struct nlattr *id;
@@ -91,20 +96,20 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *foun
 	if (parse(nlh, tb) || !tb[RDMA_NLDEV_ATTR_CHARDEV] ||
 	    !tb[RDMA_NLDEV_ATTR_CHARDEV_NAME] || !tb[RDMA_NLDEV_ATTR_CHARDEV_ABI])
 		return EPROTO;
-	if (nla_strlcpy(found->cdev, tb[RDMA_NLDEV_ATTR_CHARDEV_NAME], sizeof(found->cdev)) >=
-	    sizeof(found->cdev))
+	if (nla_strlcpy(sysfs->sysfs_name, tb[RDMA_NLDEV_ATTR_CHARDEV_NAME],
+			sizeof(sysfs->sysfs_name)) >= sizeof(sysfs->sysfs_name))
 		return EPROTO;
 	/* The kernel's 64-bit encoding of dev_t: minor's low byte, major,
 	 * then the rest of the minor. */
 	devnum = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV]);
-	found->devnum = makedev((devnum >> 8) & 0xfff, (devnum & 0xff) | ((devnum >> 12) & 0xfff00));
-	found->abi_version = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]);
+	sysfs->sysfs_cdev = makedev((devnum >> 8) & 0xfff, (devnum & 0xff) | ((devnum >> 12) & 0xfff00));
+	sysfs->abi_ver = nla_get_u64(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]);
 	/* Documented as u64, sent as u32 by the kernels we know. */
 	id = tb[RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID];
 	if (id && nla_len(id) == sizeof(uint32_t))
-		found->driver_id = nla_get_u32(id);
+		sysfs->driver_id = nla_get_u32(id);
 	else if (id && nla_len(id) == sizeof(uint64_t))
-		found->driver_id = nla_get_u64(id);
+		sysfs->driver_id = nla_get_u64(id);
 	return 0;
 }
 
@@ -185,24 +190,23 @@ static int exchange(struct nl_sock *sk, struct nlmsghdr *req,
 }
 
 struct dump {
-	struct verbs_found_device *devs;
-	int n, cap;
+	struct verbs_list_node *found;
+	int n;
 };
 
 static int on_device(struct nlmsghdr *nlh, void *arg)
 {
 	struct dump *d = arg;
-	struct verbs_found_device *grown;
+	struct verbs_sysfs_dev *sysfs = malloc(sizeof(*sysfs));
 
-	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 8;
-		grown = realloc(d->devs, d->cap * sizeof(*grown));
-		if (!grown)
-			return ENOMEM;
-		d->devs = grown;
+	if (!sysfs)
+		return ENOMEM;
+	if (verbs_nl_parse_device(nlh, sysfs)) {
+		free(sysfs);
+		return 0;
 	}
-	if (!verbs_nl_parse_device(nlh, &d->devs[d->n]))
-		d->n++;
+	verbs_list_add_tail(d->found, &sysfs->entry);
+	d->n++;
 	return 0;
 }
 
@@ -210,16 +214,16 @@ static int on_chardev(struct nlmsghdr *nlh, void *arg)
 {
 	/* A reply that cannot be parsed is a device we cannot use. */
 	if (verbs_nl_parse_chardev(nlh, arg))
-		((struct verbs_found_device *)arg)->cdev[0] = '\0';
+		((struct verbs_sysfs_dev *)arg)->sysfs_name[0] = '\0';
 	return 0;
 }
 
-/* Asks which uverbs char device belongs to found's device: 0 with found filled
- * in, else an errno: the kernel's refusal (a device without uverbs, or a
- * kernel without GET_CHARDEV: such devices are not listed), EPROTO for a
- * reply that cannot be used, or the socket's failure.  No ACK is asked
+/* Asks which uverbs char device belongs to sysfs's device: 0 with sysfs
+ * filled in, else an errno: the kernel's refusal (a device without uverbs,
+ * or a kernel without GET_CHARDEV: such devices are not listed), EPROTO for
+ * a reply that cannot be used, or the socket's failure.  No ACK is asked
  * for: it would come as a second message. */
-static int query_chardev(struct nl_sock *sk, struct verbs_found_device *found)
+static int query_chardev(struct nl_sock *sk, struct verbs_sysfs_dev *sysfs)
 {
 	struct {
 		struct nlmsghdr hdr;
@@ -234,20 +238,21 @@ static int query_chardev(struct nl_sock *sk, struct verbs_found_device *found)
 			.nlmsg_flags = NLM_F_REQUEST,
 		},
 		.index_attr = { NLA_HDRLEN + sizeof(uint32_t), RDMA_NLDEV_ATTR_DEV_INDEX },
-		.index = found->ibdev_index,
+		.index = sysfs->ibdev_idx,
 		.type_attr = { NLA_HDRLEN + sizeof("uverbs"), RDMA_NLDEV_ATTR_CHARDEV_TYPE },
 		.type = "uverbs",
 	};
-	struct verbs_found_device reply = *found;
+	struct verbs_sysfs_dev reply = *sysfs;
 	int ret;
 
-	reply.cdev[0] = '\0';
+	reply.sysfs_name[0] = '\0';
 	ret = exchange(sk, &req.hdr, on_chardev, &reply);
 	if (ret)
 		return ret;
-	if (!reply.cdev[0])
+	if (!reply.sysfs_name[0])
 		return EPROTO;
-	*found = reply;
+	reply.entry = sysfs->entry;
+	*sysfs = reply;
 	return 0;
 }
 
@@ -307,42 +312,63 @@ static struct nl_sock *open_sock(void)
 	return sk;
 }
 
+static void free_records(struct verbs_list_node *list)
+{
+	while (!verbs_list_empty(list)) {
+		struct verbs_sysfs_dev *sysfs = container_of(list->next, struct verbs_sysfs_dev, entry);
+
+		verbs_list_del(&sysfs->entry);
+		free(sysfs);
+	}
+}
+
 /* *suspect is set when an exchange failed: the rest of its answer may
  * still come, so the socket is not used again. */
-static int scan(struct nl_sock *sk, struct verbs_found_device **out, bool *suspect)
+static int scan(struct nl_sock *sk, struct verbs_list_node *found, bool *suspect)
 {
 	struct nlmsghdr req = {
 		.nlmsg_len = sizeof(req),
 		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
 		.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
 	};
-	struct dump d = {};
+	struct verbs_list_node devs, *node, *next;
+	struct dump d = { .found = &devs };
 	int kept = 0;
 
+	verbs_list_init(&devs);
 	if (exchange(sk, &req, on_device, &d)) {
 		*suspect = true;
-		free(d.devs);
+		free_records(&devs);
 		errno = EOPNOTSUPP;
 		return -1;
 	}
-	for (int i = 0; i < d.n; i++) {
-		if (verbs_cached_chardev(&d.devs[i]) || !query_chardev(sk, &d.devs[i]))
-			d.devs[kept++] = d.devs[i];
-		else
-			*suspect = true;
+	for (node = devs.next; node != &devs; node = next) {
+		struct verbs_sysfs_dev *sysfs = container_of(node, struct verbs_sysfs_dev, entry);
+
+		next = node->next;
+		if (verbs_cached_chardev(sysfs) || !query_chardev(sk, sysfs)) {
+			kept++;
+			continue;
+		}
+		*suspect = true;
+		verbs_list_del(node);
+		free(sysfs);
 	}
 	/* Devices but no char device answers: a kernel older than
 	 * GET_CHARDEV, which sysfs can still describe. */
 	if (d.n && !kept) {
-		free(d.devs);
 		errno = EOPNOTSUPP;
 		return -1;
 	}
-	*out = d.devs;
+	while (!verbs_list_empty(&devs)) {
+		node = devs.next;
+		verbs_list_del(node);
+		verbs_list_add_tail(found, node);
+	}
 	return kept;
 }
 
-int verbs_netlink_scan(struct verbs_found_device **out)
+int verbs_netlink_scan(struct verbs_list_node *found)
 {
 	bool suspect = false;
 	int n;
@@ -356,7 +382,7 @@ int verbs_netlink_scan(struct verbs_found_device **out)
 		errno = EOPNOTSUPP;
 		return -1;
 	}
-	n = scan(sock, out, &suspect);
+	n = scan(sock, found, &suspect);
 	if (suspect)
 		drop_sock();
 	pthread_mutex_unlock(&sock_lock);

@@ -8,12 +8,13 @@
 
 #include "internal.h"
 
-/* One device of an RDMA_NLDEV_CMD_GET reply: index, name, GUID, node type.
- * 0, or EPROTO when the message is malformed or lacks index or name. */
-int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_found_device *found);
+/* One device of an RDMA_NLDEV_CMD_GET reply into a fresh record: index,
+ * name, GUID, node type, number of ports.  0, or EPROTO when the message
+ * is malformed or lacks index or name. */
+int verbs_nl_parse_device(struct nlmsghdr *nlh, struct verbs_sysfs_dev *sysfs);
 /* An RDMA_NLDEV_CMD_GET_CHARDEV reply: char device name, number, ABI and
- * (if reported) driver id, added to found.  0 or EPROTO. */
-int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_found_device *found);
+ * (if reported) driver id, added to sysfs.  0 or EPROTO. */
+int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_sysfs_dev *sysfs);
 /* An RDMA_NLDEV_CMD_SYS_GET reply: whether the kernel copies pinned pages
  * into a child of fork() (false when it does not say).  0 or EPROTO. */
 int verbs_nl_parse_sys(struct nlmsghdr *nlh, bool *copy_on_fork);

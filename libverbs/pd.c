@@ -45,6 +45,8 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 	struct ibv_pd *pd;
 	int ret;
 
+	if (verbs_priv(context)->plugin)
+		return verbs_plugin_import_pd(context, pd_handle);
 	if (verbs_ops(context)->alloc_pd) {
 		errno = EOPNOTSUPP;
 		return NULL;
@@ -64,5 +66,8 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 
 void ibv_unimport_pd(struct ibv_pd *pd)
 {
-	free(pd);
+	if (verbs_priv(pd->context)->plugin)
+		verbs_plugin_unimport_pd(pd);
+	else
+		free(pd);
 }

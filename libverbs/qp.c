@@ -83,6 +83,10 @@ struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	struct verbs_qp *vqp = container_of(qp, struct verbs_qp, qp);
 
+	/* Plugins of different releases keep comp_mask at different
+	 * offsets: the adapter remembers their extended QPs instead. */
+	if (verbs_priv(qp->context)->plugin)
+		return verbs_plugin_qp_ex_recorded(qp) ? &vqp->qp_ex : NULL;
 	return vqp->comp_mask & VERBS_QP_EX ? &vqp->qp_ex : NULL;
 }
 

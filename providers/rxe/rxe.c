@@ -124,8 +124,10 @@ static const struct verbs_ops rxe_ops = {
 };
 
 /* The kernel needs no private data to set up an rxe context. */
-static struct verbs_context *rxe_alloc_context(struct verbs_device *dev, int cmd_fd)
+static struct verbs_context *rxe_alloc_context(struct verbs_device *dev, int cmd_fd,
+					       void *private_data)
 {
+	(void)private_data;
 	return verbs_plain_context(dev, cmd_fd, &rxe_ops, NULL);
 }
 

@@ -82,11 +82,13 @@ static const struct verbs_ops siw_ops = {
 
 /* The kernel's siw cannot describe a context to a second process (it has
  * no query_ucontext), so there is no import_context. */
-static struct verbs_context *siw_alloc_context(struct verbs_device *dev, int cmd_fd)
+static struct verbs_context *siw_alloc_context(struct verbs_device *dev, int cmd_fd,
+					       void *private_data)
 {
 	struct siw_uresp_alloc_ctx resp;
 	struct verbs_udata udata = { .out = &resp, .out_len = sizeof(resp) };
 
+	(void)private_data;
 	return verbs_plain_context(dev, cmd_fd, &siw_ops, &udata);
 }
 

@@ -106,7 +106,9 @@ static ssize_t fake_write(int fd, const void *buf, size_t len)
 	return len;
 }
 
-static struct verbs_device dev = { .driver_id = RDMA_DRIVER_RXE };
+/* The test holds a reference: contexts never free it. */
+static struct verbs_sysfs_dev dev_sysfs = { .driver_id = RDMA_DRIVER_RXE };
+static struct verbs_device dev = { .refcount = 1, .sysfs = &dev_sysfs };
 
 static struct ibv_context *new_ctx(const char *mode)
 {
@@ -121,12 +123,15 @@ static void free_ctx(struct ibv_context *ctx)
 {
 	struct verbs_context *vctx = verbs_get_ctx(ctx);
 
+	/* 42 stands for the kernel: no fd of ours to close. */
+	ctx->cmd_fd = -1;
 	verbs_uninit_context(vctx);
 	free(vctx);
 }
 
 static void setup(void)
 {
+	dev.core_support = 0;
 	verbs_sys.ioctl = fake_ioctl;
 	verbs_sys.write = fake_write;
 	kernel_ioctl = NULL;
@@ -319,7 +324,7 @@ START_TEST(ioctl_create_cq_bytes)
 	uint32_t drv_in = 0x5a5a5a5a;
 	uint8_t drv_out[16];
 	struct verbs_udata udata = { &drv_in, sizeof(drv_in), drv_out, sizeof(drv_out) };
-	struct verbs_cq cq;
+	struct verbs_cq cq = {};
 
 	kernel_ioctl = cq_kernel_ioctl;
 	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 20, &channel, 1, 0, &cq, &udata), 0);
@@ -338,7 +343,8 @@ START_TEST(ioctl_create_cq_bytes)
 	ck_assert_uint_eq(cq.cq.handle, 7);
 	ck_assert_int_eq(cq.cq.cqe, 31);
 	ck_assert_ptr_eq(cq.cq.context, ctx);
-	ck_assert_ptr_eq(cq.cq.channel, &channel);
+	/* The channel is the core's to count (verbs_init_cq). */
+	ck_assert_ptr_null(cq.cq.channel);
 	ck_assert_uint_eq(drv_out[15], 0xab);
 	free_ctx(ctx);
 }
@@ -812,7 +818,8 @@ START_TEST(write_only_kernel_get_context)
 }
 END_TEST
 
-/* A modern kernel: GET_CONTEXT, then an async event fd of its own. */
+/* A modern kernel: GET_CONTEXT, then an async event fd of its own (which
+ * verbs_open_device() asks for). */
 static int modern_get_context(struct ib_uverbs_ioctl_hdr *hdr)
 {
 	if (hdr->method_id == UVERBS_METHOD_GET_CONTEXT) {
@@ -826,18 +833,21 @@ static int modern_get_context(struct ib_uverbs_ioctl_hdr *hdr)
 	return 0;
 }
 
-START_TEST(ioctl_get_context_allocates_async_fd)
+START_TEST(ioctl_get_context_then_async_fd)
 {
 	struct ibv_context *ctx = new_ctx("auto");
 
 	kernel_ioctl = modern_get_context;
 	ck_assert_int_eq(verbs_cmd_get_context(ctx, NULL), 0);
+	ck_assert_int_eq(ncalls, 1);
+	ck_assert_int_eq(ctx->async_fd, -1);
+	ck_assert_int_eq(vcmd_alloc_async_fd(ctx), 0);
 	ck_assert_int_eq(ncalls, 2);
 	expect_hdr(&calls[1], UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC, 1);
 	expect_attr(&calls[1], 0, UVERBS_ATTR_ASYNC_EVENT_ALLOC_FD_HANDLE, 0, 0);
 	ck_assert_int_ge(ctx->async_fd, 0);
 	ck_assert_int_eq(ctx->num_comp_vectors, 2);
-	ck_assert_uint_eq(verbs_priv(ctx)->core_support, IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS);
+	ck_assert_uint_eq(dev.core_support, IB_UVERBS_CORE_SUPPORT_OPTIONAL_MR_ACCESS);
 	free_ctx(ctx);
 }
 END_TEST
@@ -861,8 +871,10 @@ START_TEST(get_context_is_sent_once)
 	kernel_ioctl = context_without_async_events;
 	kernel_write = get_context_write;
 	/* The kernel context exists after the first call: a second
-	 * GET_CONTEXT (by write()) would be refused on this fd. */
-	ck_assert_int_eq(verbs_cmd_get_context(ctx, NULL), EOPNOTSUPP);
+	 * GET_CONTEXT (by write()) would be refused on this fd, so the
+	 * missing event fd fails the open (verbs_open_device). */
+	ck_assert_int_eq(verbs_cmd_get_context(ctx, NULL), 0);
+	ck_assert_int_eq(vcmd_alloc_async_fd(ctx), EOPNOTSUPP);
 	ck_assert_int_eq(ncalls, 2);
 	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_GET_CONTEXT, 2);
 	expect_hdr(&calls[1], UVERBS_OBJECT_ASYNC_EVENT, UVERBS_METHOD_ASYNC_EVENT_ALLOC, 1);
@@ -934,6 +946,7 @@ START_TEST(destroy_cq_waits_for_acks)
 
 	kernel_ioctl = cq_kernel_ioctl;
 	ck_assert_int_eq(verbs_cmd_create_cq(ctx, 4, NULL, 0, 0, &cq, NULL), 0);
+	verbs_init_cq(&cq.cq, ctx, NULL, NULL);
 	kernel_ioctl = destroy_reports_two_events;
 	ck_assert_int_eq(pthread_create(&t, NULL, ack_later, &cq.cq), 0);
 	ck_assert_int_eq(verbs_cmd_destroy_cq(&cq.cq), 0);
@@ -970,7 +983,7 @@ static struct verbs_context *provider_ctx(const struct verbs_ops *ops)
 {
 	struct ibv_context *ctx = new_ctx("write");
 
-	verbs_set_ops(verbs_get_ctx(ctx), ops);
+	verbs_install_ops(verbs_get_ctx(ctx), ops);
 	return verbs_get_ctx(ctx);
 }
 
@@ -1489,7 +1502,7 @@ int main(void)
 	tcase_add_test(fb, forced_write_never_ioctls);
 	tcase_add_test(fb, forced_ioctl_never_writes);
 	tcase_add_test(fb, write_only_kernel_get_context);
-	tcase_add_test(fb, ioctl_get_context_allocates_async_fd);
+	tcase_add_test(fb, ioctl_get_context_then_async_fd);
 	tcase_add_test(fb, get_context_is_sent_once);
 	tcase_add_test(fb, ioctl_only_method_falls_back_once);
 	tcase_add_test(fb, driver_errors_are_not_refusals);

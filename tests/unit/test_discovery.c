@@ -69,19 +69,29 @@ static void add_device(const char *cdev, const char *ibdev, const char *abi, boo
 /* ------------------------------------------------------------------ */
 /* Providers for the fake devices: contexts without a kernel           */
 
-static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd)
+/* What verbs_open_device() handed the last alloc_context. */
+static void *last_private_data;
+/* Whether the fake contexts come with an event fd. */
+static bool with_async_fd;
+
+static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd,
+					void *private_data)
 {
 	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret;
+	int ret = ENOMEM;
 
-	if (!vctx)
-		return NULL;
-	ret = verbs_init_context(vctx, dev, cmd_fd);
+	last_private_data = private_data;
+	if (vctx)
+		ret = verbs_init_context(vctx, dev, cmd_fd);
 	if (ret) {
 		free(vctx);
+		close(cmd_fd);
 		errno = ret;
 		return NULL;
 	}
+	/* As a write() kernel's context comes: with its event fd. */
+	if (with_async_fd)
+		vctx->context.async_fd = dup(cmd_fd);
 	return vctx;
 }
 
@@ -113,32 +123,34 @@ static const struct verbs_provider by_id = {
 };
 VERBS_PROVIDER(by_id);
 
-static int no_netlink(struct verbs_found_device **out)
+static int no_netlink(struct verbs_list_node *found)
 {
-	(void)out;
+	(void)found;
 	errno = EOPNOTSUPP;
 	return -1;
 }
 
 /* A netlink answer naming a device only its driver id can match. */
-static int efa_netlink(struct verbs_found_device **out)
+static int efa_netlink(struct verbs_list_node *found)
 {
-	struct verbs_found_device *fd = calloc(1, sizeof(*fd));
+	struct verbs_sysfs_dev *sysfs = calloc(1, sizeof(*sysfs));
 
-	strcpy(fd->ibdev, "weird0");
-	strcpy(fd->cdev, "uverbs0");
-	fd->ibdev_index = 5;
-	fd->driver_id = RDMA_DRIVER_EFA;
-	fd->abi_version = 1;
-	fd->node_guid = 0x1122334455667788ULL;
-	fd->node_type = IBV_NODE_UNSPECIFIED;
-	*out = fd;
+	strcpy(sysfs->ibdev_name, "weird0");
+	strcpy(sysfs->sysfs_name, "uverbs0");
+	sysfs->ibdev_idx = 5;
+	sysfs->driver_id = RDMA_DRIVER_EFA;
+	sysfs->abi_ver = 1;
+	sysfs->node_guid = 0x1122334455667788ULL;
+	sysfs->flags = VSYSFS_READ_NODE_GUID;
+	sysfs->node_type = IBV_NODE_UNSPECIFIED;
+	verbs_list_add_tail(found, &sysfs->entry);
 	return 1;
 }
 
 static void setup(void)
 {
 	verbs_netlink_scanner = no_netlink;
+	with_async_fd = true;
 	add_device("uverbs0", "fake0", "1\n", true);
 	add_device("uverbs1", "mod0", "1\n", true);
 	put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
@@ -151,6 +163,7 @@ static void teardown(void)
 {
 	char cmd[PATH_MAX];
 
+	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", root, root);
 	ck_assert_int_eq(system(cmd), 0);
 	mkdir(dev_dir, 0755);
@@ -162,6 +175,16 @@ static struct ibv_device *find(struct ibv_device **list, const char *name)
 		if (!strcmp((*list)->name, name))
 			return *list;
 	return NULL;
+}
+
+static const struct verbs_sysfs_dev *record(struct ibv_device *device)
+{
+	return verbs_get_device(device)->sysfs;
+}
+
+static const struct verbs_provider *provider(struct ibv_device *device)
+{
+	return verbs_sysfs_provider(record(device));
 }
 
 /* ------------------------------------------------------------------ */
@@ -177,8 +200,8 @@ START_TEST(lists_matched_devices_with_dev_nodes)
 	ck_assert_ptr_nonnull(find(list, "fake0"));
 	ck_assert_ptr_nonnull(find(list, "mod0"));
 	ck_assert_ptr_null(list[2]);
-	ck_assert_ptr_eq(verbs_get_device(find(list, "fake0"))->provider, &by_name);
-	ck_assert_ptr_eq(verbs_get_device(find(list, "mod0"))->provider, &by_alias);
+	ck_assert_ptr_eq(provider(find(list, "fake0")), &by_name);
+	ck_assert_ptr_eq(provider(find(list, "mod0")), &by_alias);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -200,8 +223,67 @@ START_TEST(device_fields_from_sysfs)
 	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_IB);
 	ck_assert_uint_eq(be64toh(ibv_get_device_guid(d)), 0x0002c9030010ab12ULL);
 	ck_assert_int_eq(ibv_get_device_index(d), -1);
-	ck_assert_int_eq(verbs_get_device(d)->abi_version, 1);
+	ck_assert_int_eq(record(d)->abi_ver, 1);
 	ibv_free_device_list(list);
+}
+END_TEST
+
+/* The record of a device, as upstream's provider plugins read it. */
+START_TEST(device_record_from_sysfs)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	const struct verbs_sysfs_dev *r = record(find(list, "fake0"));
+	char path[PATH_MAX];
+
+	ck_assert_str_eq(r->sysfs_name, "uverbs0");
+	ck_assert_str_eq(r->ibdev_name, "fake0");
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", root);
+	ck_assert_str_eq(r->ibdev_path, path);
+	ck_assert_uint_eq(r->sysfs_cdev, makedev(231, 192));
+	ck_assert_int_eq(r->node_type, IBV_NODE_CA);
+	ck_assert_uint_eq(r->node_guid, 0x0002c9030010ab12ULL);
+	ck_assert_uint_eq(r->driver_id, RDMA_DRIVER_UNKNOWN);
+	ck_assert_int_eq(r->ibdev_idx, -1);
+	ck_assert_uint_eq(r->num_ports, 0);
+	ck_assert_uint_eq(r->abi_ver, 1);
+	ck_assert_uint_eq(r->flags, VSYSFS_READ_NODE_GUID | VSYSFS_READ_MODALIAS);
+	ck_assert_str_eq(r->modalias, "");
+	ck_assert(r->time_created.tv_sec || r->time_created.tv_nsec);
+	ck_assert_ptr_eq(r->provider_data, &by_name);
+	ck_assert_ptr_null(verbs_get_device(find(list, "fake0"))->ops);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(disabled_providers_claim_nothing)
+{
+	struct ibv_device **list;
+	int n;
+
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "rxe,by-name", 1);
+	list = ibv_get_device_list(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_null(find(list, "fake0"));
+	ck_assert_ptr_nonnull(find(list, "mod0"));
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(disable_list_syntax)
+{
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "rxe:siw,,by-id", 1);
+	ck_assert(verbs_provider_disabled("rxe"));
+	ck_assert(verbs_provider_disabled("siw"));
+	ck_assert(verbs_provider_disabled("by-id"));
+	ck_assert(!verbs_provider_disabled("by"));
+	ck_assert(!verbs_provider_disabled("rx"));
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "all", 1);
+	ck_assert(verbs_provider_disabled("rxe"));
+	ck_assert(verbs_provider_disabled("by-name"));
+	setenv("OPENVERBS_DISABLE_PROVIDERS", "", 1);
+	ck_assert(!verbs_provider_disabled("rxe"));
+	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
+	ck_assert(!verbs_provider_disabled("rxe"));
 }
 END_TEST
 
@@ -216,7 +298,7 @@ START_TEST(netlink_driver_id_wins)
 	ck_assert_int_eq(n, 1);
 	d = list[0];
 	ck_assert_str_eq(d->name, "weird0");
-	ck_assert_ptr_eq(verbs_get_device(d)->provider, &by_id);
+	ck_assert_ptr_eq(provider(d), &by_id);
 	ck_assert_int_eq(ibv_get_device_index(d), 5);
 	ck_assert_uint_eq(be64toh(ibv_get_device_guid(d)), 0x1122334455667788ULL);
 	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_UNSPECIFIED);
@@ -274,7 +356,7 @@ START_TEST(rescan_does_not_reread_modalias)
 	list = ibv_get_device_list(NULL);
 	mod5 = find(list, "mod5");
 	ck_assert_ptr_nonnull(mod5);
-	ck_assert_str_eq(verbs_get_device(mod5)->modalias, "pci:v000015B3d00001017");
+	ck_assert_str_eq(record(mod5)->modalias, "pci:v000015B3d00001017");
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -294,10 +376,10 @@ START_TEST(reappearing_device_is_a_new_object)
 	c = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(c, "fake0"));
 	ck_assert_ptr_ne(find(c, "fake0"), fake0);
-	ck_assert_uint_eq(verbs_get_device(find(c, "fake0"))->devnum, makedev(231, 200));
+	ck_assert_uint_eq(record(find(c, "fake0"))->sysfs_cdev, makedev(231, 200));
 	/* The old object is still the old device. */
 	ck_assert_str_eq(fake0->name, "fake0");
-	ck_assert_uint_eq(verbs_get_device(fake0)->devnum, makedev(231, 192));
+	ck_assert_uint_eq(record(fake0)->sysfs_cdev, makedev(231, 192));
 	ibv_free_device_list(a);
 	ibv_free_device_list(b);
 	ibv_free_device_list(c);
@@ -337,14 +419,14 @@ START_TEST(unmatched_device_is_not_probed_again)
 	put("sys/class/infiniband_verbs/uverbs6/dev", "231:206\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plain0"));
-	ck_assert_ptr_eq(verbs_get_device(find(list, "plain0"))->provider, &by_alias);
+	ck_assert_ptr_eq(provider(find(list, "plain0")), &by_alias);
 	ibv_free_device_list(list);
 }
 END_TEST
 
 START_TEST(cached_devices_need_no_chardev_question)
 {
-	struct verbs_found_device fd = { .ibdev = "weird0", .ibdev_index = 5 };
+	struct verbs_sysfs_dev fd = { .ibdev_name = "weird0", .ibdev_idx = 5 };
 	struct ibv_device **list;
 
 	/* Only what the cache holds can be answered. */
@@ -353,19 +435,19 @@ START_TEST(cached_devices_need_no_chardev_question)
 	verbs_netlink_scanner = efa_netlink;
 	list = ibv_get_device_list(NULL);
 	ck_assert(verbs_cached_chardev(&fd));
-	ck_assert_str_eq(fd.cdev, "uverbs0");
-	ck_assert_int_eq(fd.abi_version, 1);
-	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_EFA);
+	ck_assert_str_eq(fd.sysfs_name, "uverbs0");
+	ck_assert_uint_eq(fd.abi_ver, 1);
+	ck_assert_uint_eq(fd.driver_id, RDMA_DRIVER_EFA);
 	/* Another index is another device, even under the same name. */
 	memset(&fd, 0, sizeof(fd));
-	strcpy(fd.ibdev, "weird0");
-	fd.ibdev_index = 6;
+	strcpy(fd.ibdev_name, "weird0");
+	fd.ibdev_idx = 6;
 	ck_assert(!verbs_cached_chardev(&fd));
 	ibv_free_device_list(list);
 	/* A scan without it drops it from the cache. */
 	verbs_netlink_scanner = no_netlink;
 	ibv_free_device_list(ibv_get_device_list(NULL));
-	fd.ibdev_index = 5;
+	fd.ibdev_idx = 5;
 	ck_assert(!verbs_cached_chardev(&fd));
 }
 END_TEST
@@ -385,6 +467,48 @@ START_TEST(context_keeps_its_device)
 	ck_assert_ptr_null(find(list, "fake0"));
 	ck_assert_str_eq(ctx->device->name, "fake0");
 	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+START_TEST(open_hands_private_data_to_the_provider)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	int token;
+
+	ctx = verbs_open_device(find(list, "fake0"), &token);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_ptr_eq(last_private_data, &token);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ctx = ibv_open_device(find(list, "fake0"));
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_ptr_null(last_private_data);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+/* A context the kernel gave no event fd gets one from the core (FACTS
+ * 21d); the fake /dev node refuses, which fails the whole open and
+ * releases the context, its fd and its device reference. */
+START_TEST(open_without_event_fd_fails)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct verbs_device *dev = verbs_get_device(find(list, "fake0"));
+	int refs = atomic_load(&dev->refcount), next_fd;
+
+	with_async_fd = false;
+	next_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(next_fd, 0);
+	close(next_fd);
+	errno = 0;
+	ck_assert_ptr_null(ibv_open_device(&dev->device));
+	ck_assert_int_eq(errno, EOPNOTSUPP);
+	ck_assert_int_eq(atomic_load(&dev->refcount), refs);
+	/* No fd was kept. */
+	ck_assert_int_eq(open("/dev/null", O_RDONLY | O_CLOEXEC), next_fd);
+	close(next_fd);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -600,6 +724,9 @@ int main(void)
 	tcase_add_checked_fixture(verbs, setup, teardown);
 	tcase_add_test(list, lists_matched_devices_with_dev_nodes);
 	tcase_add_test(list, device_fields_from_sysfs);
+	tcase_add_test(list, device_record_from_sysfs);
+	tcase_add_test(list, disabled_providers_claim_nothing);
+	tcase_add_test(list, disable_list_syntax);
 	tcase_add_test(list, netlink_driver_id_wins);
 	tcase_add_test(list, no_rdma_in_the_kernel_is_enosys);
 	tcase_add_test(list, rescans_share_device_objects);
@@ -609,6 +736,8 @@ int main(void)
 	tcase_add_test(list, unmatched_device_is_not_probed_again);
 	tcase_add_test(list, cached_devices_need_no_chardev_question);
 	tcase_add_test(list, context_keeps_its_device);
+	tcase_add_test(list, open_hands_private_data_to_the_provider);
+	tcase_add_test(list, open_without_event_fd_fails);
 	tcase_add_test(list, open_without_dev_node_is_enoent);
 	tcase_add_test(list, import_needs_a_char_device);
 	tcase_add_test(verbs, gids_from_sysfs);

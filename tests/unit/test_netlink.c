@@ -47,33 +47,35 @@ static struct nl_msg *device_msg(uint32_t index, const char *name)
 START_TEST(device_entry)
 {
 	struct nl_msg *msg = device_msg(3, "siw0");
-	struct verbs_found_device fd;
+	struct verbs_sysfs_dev sysfs;
 
-	memset(&fd, 0x5a, sizeof(fd));
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), 0);
-	ck_assert_uint_eq(fd.ibdev_index, 3);
-	ck_assert_str_eq(fd.ibdev, "siw0");
-	ck_assert_uint_eq(fd.node_guid, 0x0200aabbccddeeffULL);
-	ck_assert_int_eq(fd.node_type, IBV_NODE_RNIC);
+	memset(&sysfs, 0x5a, sizeof(sysfs));
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), 0);
+	ck_assert_uint_eq(sysfs.ibdev_idx, 3);
+	ck_assert_str_eq(sysfs.ibdev_name, "siw0");
+	ck_assert_uint_eq(sysfs.node_guid, 0x0200aabbccddeeffULL);
+	ck_assert_int_eq(sysfs.node_type, IBV_NODE_RNIC);
 	/* Known only from the char device reply. */
-	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_UNKNOWN);
-	ck_assert_int_eq(fd.abi_version, -1);
-	ck_assert_str_eq(fd.cdev, "");
+	ck_assert_int_eq(sysfs.driver_id, RDMA_DRIVER_UNKNOWN);
+	ck_assert_uint_eq(sysfs.abi_ver, 0);
+	ck_assert_str_eq(sysfs.sysfs_name, "");
+	ck_assert_uint_eq(sysfs.flags, VSYSFS_READ_NODE_GUID);
+	ck_assert_uint_eq(sysfs.num_ports, 1);
 	nlmsg_free(msg);
 }
 END_TEST
 
 START_TEST(device_without_index_or_name_is_rejected)
 {
-	struct verbs_found_device fd;
+	struct verbs_sysfs_dev sysfs;
 	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
 
 	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), EPROTO);
 	nlmsg_free(msg);
 	msg = reply(RDMA_NLDEV_CMD_GET);
 	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -81,38 +83,38 @@ END_TEST
 START_TEST(overlong_name_is_rejected)
 {
 	char name[100];
-	struct verbs_found_device fd;
+	struct verbs_sysfs_dev sysfs;
 	struct nl_msg *msg;
 
 	memset(name, 'x', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	msg = device_msg(0, name);
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
 
 START_TEST(wrongly_sized_attribute_is_rejected)
 {
-	struct verbs_found_device fd;
+	struct verbs_sysfs_dev sysfs;
 	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
 	uint16_t half = 1;
 
 	nla_put(msg, RDMA_NLDEV_ATTR_DEV_INDEX, sizeof(half), &half);
 	nla_put_string(msg, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
 
 START_TEST(unterminated_name_is_rejected)
 {
-	struct verbs_found_device fd;
+	struct verbs_sysfs_dev sysfs;
 	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET);
 
 	nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
 	nla_put(msg, RDMA_NLDEV_ATTR_DEV_NAME, 4, "rxe0");
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), EPROTO);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -121,16 +123,16 @@ END_TEST
  * what came before it still counts, as with libnl. */
 START_TEST(attribute_past_the_end_ends_the_walk)
 {
-	struct verbs_found_device fd;
+	struct verbs_sysfs_dev sysfs;
 	struct nl_msg *msg = device_msg(3, "siw0");
 	struct nlattr *last;
 
 	nla_put_u32(msg, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
 	last = (struct nlattr *)((char *)nlmsg_tail(nlmsg_hdr(msg)) - NLA_HDRLEN - 4);
 	last->nla_len = 200;
-	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &fd), 0);
-	ck_assert_str_eq(fd.ibdev, "siw0");
-	ck_assert_uint_eq(fd.ibdev_index, 3);
+	ck_assert_int_eq(verbs_nl_parse_device(nlmsg_hdr(msg), &sysfs), 0);
+	ck_assert_str_eq(sysfs.ibdev_name, "siw0");
+	ck_assert_uint_eq(sysfs.ibdev_idx, 3);
 	nlmsg_free(msg);
 }
 END_TEST
@@ -152,15 +154,15 @@ static struct nl_msg *chardev_msg(bool with_driver_id, uint64_t devnum)
 START_TEST(chardev_reply)
 {
 	struct nl_msg *msg = chardev_msg(true, (231 << 8) | 192);
-	struct verbs_found_device fd = { .ibdev = "rxe0", .ibdev_index = 0 };
+	struct verbs_sysfs_dev sysfs = { .ibdev_name = "rxe0", .ibdev_idx = 0 };
 
-	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), 0);
-	ck_assert_str_eq(fd.cdev, "uverbs0");
-	ck_assert_int_eq(fd.abi_version, 2);
-	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_RXE);
-	ck_assert_uint_eq(major(fd.devnum), 231);
-	ck_assert_uint_eq(minor(fd.devnum), 192);
-	ck_assert_str_eq(fd.ibdev, "rxe0");	/* untouched */
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &sysfs), 0);
+	ck_assert_str_eq(sysfs.sysfs_name, "uverbs0");
+	ck_assert_int_eq(sysfs.abi_ver, 2);
+	ck_assert_int_eq(sysfs.driver_id, RDMA_DRIVER_RXE);
+	ck_assert_uint_eq(major(sysfs.sysfs_cdev), 231);
+	ck_assert_uint_eq(minor(sysfs.sysfs_cdev), 192);
+	ck_assert_str_eq(sysfs.ibdev_name, "rxe0");	/* untouched */
 	nlmsg_free(msg);
 }
 END_TEST
@@ -170,24 +172,24 @@ START_TEST(chardev_large_minor_and_no_driver_id)
 	/* The kernel's encoding: minor bits above 8 sit above the major. */
 	uint64_t enc = (300 << 8) | 0x34 | ((uint64_t)0x12 << 20);
 	struct nl_msg *msg = chardev_msg(false, enc);
-	struct verbs_found_device fd = { .driver_id = RDMA_DRIVER_UNKNOWN };
+	struct verbs_sysfs_dev sysfs = { .driver_id = RDMA_DRIVER_UNKNOWN };
 
-	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), 0);
-	ck_assert_uint_eq(major(fd.devnum), 300);
-	ck_assert_uint_eq(minor(fd.devnum), 0x1234);
-	ck_assert_int_eq(fd.driver_id, RDMA_DRIVER_UNKNOWN);
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &sysfs), 0);
+	ck_assert_uint_eq(major(sysfs.sysfs_cdev), 300);
+	ck_assert_uint_eq(minor(sysfs.sysfs_cdev), 0x1234);
+	ck_assert_int_eq(sysfs.driver_id, RDMA_DRIVER_UNKNOWN);
 	nlmsg_free(msg);
 }
 END_TEST
 
 START_TEST(chardev_without_name_is_rejected)
 {
-	struct verbs_found_device fd = {};
+	struct verbs_sysfs_dev sysfs = {};
 	struct nl_msg *msg = reply(RDMA_NLDEV_CMD_GET_CHARDEV);
 
 	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV, 1);
 	nla_put_u64(msg, RDMA_NLDEV_ATTR_CHARDEV_ABI, 1);
-	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &fd), EPROTO);
+	ck_assert_int_eq(verbs_nl_parse_chardev(nlmsg_hdr(msg), &sysfs), EPROTO);
 	nlmsg_free(msg);
 }
 END_TEST

@@ -224,10 +224,10 @@ static struct ibv_cq *cq;
 
 static void setup(void)
 {
-	struct verbs_found_device fd = {
-		.ibdev = "rxe0",
+	struct verbs_sysfs_dev sysfs = {
+		.ibdev_name = "rxe0",
 		.driver_id = RDMA_DRIVER_RXE,
-		.abi_version = RXE_ABI_VERSION,
+		.abi_ver = RXE_ABI_VERSION,
 	};
 
 	fake_kernel_start(&rxe_kernel);
@@ -237,7 +237,7 @@ static void setup(void)
 	unmappable_move = false;
 	memset(kqueue, 0, sizeof(kqueue));
 	memset(&move, 0, sizeof(move));
-	ctx = fake_kernel_open(&fd);
+	ctx = fake_kernel_open(&sysfs);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
 	cq = ibv_create_cq(ctx, 10, NULL, NULL, 0);

@@ -247,10 +247,10 @@ static struct ibv_qp *new_init_qp(struct ibv_srq *srq)
 
 static void setup(void)
 {
-	struct verbs_found_device fd = {
-		.ibdev = "siw0",
+	struct verbs_sysfs_dev sysfs = {
+		.ibdev_name = "siw0",
 		.driver_id = RDMA_DRIVER_SIW,
-		.abi_version = SIW_ABI_VERSION,
+		.abi_ver = SIW_ABI_VERSION,
 	};
 
 	fake_kernel_start(&siw_kernel);
@@ -261,7 +261,7 @@ static void setup(void)
 	doorbells_in_modify = 0;
 	ck_assert_int_eq(sem_init(&held, 0, 0), 0);
 	ck_assert_int_eq(sem_init(&release, 0, 0), 0);
-	ctx = fake_kernel_open(&fd);
+	ctx = fake_kernel_open(&sysfs);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
 	cq = ibv_create_cq(ctx, NUM, NULL, NULL, 0);

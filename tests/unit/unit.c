@@ -143,28 +143,33 @@ void fake_kernel_start(const struct fake_driver *driver)
 	fake_kernel.next = FAKE_PAGE;
 }
 
-/* The device the provider's context is made for. */
+/* The device the provider's context is made for, kept alive by a
+ * reference of the test's own. */
+static struct verbs_sysfs_dev fake_sysfs;
 static struct verbs_device fake_device;
 static const struct verbs_provider *fake_provider;
 
-struct ibv_context *fake_kernel_open(const struct verbs_found_device *found)
+struct ibv_context *fake_kernel_open(const struct verbs_sysfs_dev *sysfs)
 {
 	struct verbs_context *vctx;
 
-	fake_provider = verbs_match_provider(found);
+	fake_provider = verbs_match_provider(sysfs);
 	ck_assert_ptr_nonnull(fake_provider);
 	ck_assert_str_eq(fake_provider->name, fake_kernel.driver->provider);
-	fake_device.driver_id = found->driver_id;
-	vctx = fake_provider->alloc_context(&fake_device, fake_kernel.fd);
+	fake_sysfs = *sysfs;
+	fake_sysfs.provider_data = (void *)fake_provider;
+	fake_device.sysfs = &fake_sysfs;
+	atomic_init(&fake_device.refcount, 1);
+	vctx = fake_provider->alloc_context(&fake_device, fake_kernel.fd, NULL);
 	ck_assert_ptr_nonnull(vctx);
 	return &vctx->context;
 }
 
+/* The context owns the kernel's fd and closes it. */
 void fake_kernel_close(struct ibv_context *ctx)
 {
 	fake_provider->free_context(ctx);
 	munmap(fake_kernel.mem, fake_kernel.driver->mem_size);
-	close(fake_kernel.fd);
 }
 
 bool unit_dontfork(const void *addr)

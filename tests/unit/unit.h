@@ -64,9 +64,9 @@ struct fake_kernel {
 extern struct fake_kernel fake_kernel;
 
 /* A fresh kernel in write() mode; then a context of the provider that
- * matches found, over it. */
+ * matches the device sysfs describes, over it. */
 void fake_kernel_start(const struct fake_driver *driver);
-struct ibv_context *fake_kernel_open(const struct verbs_found_device *found);
+struct ibv_context *fake_kernel_open(const struct verbs_sysfs_dev *sysfs);
 void fake_kernel_close(struct ibv_context *ctx);
 
 /* size bytes of kernel memory, page-aligned and zeroed: their offset. */
