@@ -64,6 +64,8 @@ int main(void)
 	struct ibv_device **list;
 	int num, i;
 
+	/* a crash later leaves the lines before it */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	list = ibv_get_device_list(&num);
 	if (!list) {
 		printf("ibv_get_device_list: NULL, errno %d (%s)\n", errno, strerror(errno));
@@ -73,18 +75,23 @@ int main(void)
 	printf("%d devices\n", num);
 	for (i = 0; i < num; i++) {
 		struct ibv_device *dev = list[i];
+
+		printf("device %s: kernel %s node %s (%d) transport %d guid %016" PRIx64
+		       " dev_path %s ibdev_path %s claimed by %s\n",
+		       ibv_get_device_name(dev), dev->dev_name,
+		       ibv_node_type_str(dev->node_type), dev->node_type,
+		       dev->transport_type, be64toh(ibv_get_device_guid(dev)),
+		       dev->dev_path, dev->ibdev_path, claimer(dev));
+	}
+	/* after the listing: opening runs the plugin's own code */
+	for (i = 0; i < num; i++) {
 		struct ibv_context *ctx;
 		int open_errno;
 
 		errno = 0;
-		ctx = ibv_open_device(dev);
+		ctx = ibv_open_device(list[i]);
 		open_errno = errno;
-		printf("device %s: kernel %s node %s (%d) transport %d guid %016" PRIx64
-		       " dev_path %s ibdev_path %s claimed by %s; open: %s (errno %d %s)\n",
-		       ibv_get_device_name(dev), dev->dev_name,
-		       ibv_node_type_str(dev->node_type), dev->node_type,
-		       dev->transport_type, be64toh(ibv_get_device_guid(dev)),
-		       dev->dev_path, dev->ibdev_path, claimer(dev),
+		printf("open %s: %s (errno %d %s)\n", ibv_get_device_name(list[i]),
 		       ctx ? "opened" : "NULL", open_errno, strerror(open_errno));
 		if (ctx)
 			ibv_close_device(ctx);
