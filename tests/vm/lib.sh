@@ -75,13 +75,14 @@ plugin_dir_of() {
 }
 
 # The plugins (release) a side's libibverbs gets in plugin mode: upstream's
-# core only ever gets its own release's.
+# core gets its own release's, unless VM_REFERENCE_PLUGINS says otherwise
+# (to show what it cannot do with another's).
 plugins_for_side() {
     local side=$1
     [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
     case $side in
         ours|verbs) echo "$VM_PLUGINS" ;;
-        *) echo v44 ;;
+        *) echo "${VM_REFERENCE_PLUGINS:-v44}" ;;
     esac
 }
 

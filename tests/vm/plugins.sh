@@ -9,6 +9,8 @@
 #         identical to upstream alone (devinfo.sh), ibv_{rc,uc,ud,srq}_pingpong
 #         (pingpong.sh), then each C test on ours (their upstream runs are
 #         the ordinary vm tests'; a test that removes rxe0 goes last)
+#     plugins.sh REL rxe --v56-qp-ex PROG [C-TEST...]   also v56-qp-ex.c, on
+#         our core and on upstream's v44 core, both with the REL plugins
 #     plugins.sh REL siw [C-TEST...]   the C tests, then upstream's
 #         rdmacm-utils over siw0 on our librdmacm (rdmacm-utils.sh siw ours:
 #         rping, ucmatose, rdma_server/rdma_client, cmtime)
@@ -38,6 +40,12 @@ case $part in
     siw) ;;
     *) fail "usage: plugins.sh v44|v56 rxe|siw [C-TEST...]" ;;
 esac
+if [ "${1:-}" = --v56-qp-ex ]; then
+    step "${2##*/}: upstream's v44 core with the $VM_PLUGINS plugins" \
+        env VM_REFERENCE_PLUGINS="$VM_PLUGINS" bash -c '. "$1/lib.sh" && run_on reference "$2"' _ "$here" "$2"
+    step "${2##*/}: our core with the $VM_PLUGINS plugins" run_on ours "$2"
+    shift 2
+fi
 for prog in "$@"; do
     step "${prog##*/} on our core" run_on ours "$prog"
 done
