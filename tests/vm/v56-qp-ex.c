@@ -9,8 +9,9 @@
  *   - on our core, the word after our struct ibv_qp_ex must still point
  *     into the plugin (the core never writes comp_mask for plugin QPs),
  *     and ibv_qp_to_qp_ex must still answer;
- *   - on upstream's v44 core (VM_REFERENCE_PLUGINS=v56), it must not:
- *     what upstream's core cannot do, shown.
+ *   - on upstream's v44 core (VM_REFERENCE_PLUGINS=v56) either pointer
+ *     or extended interface must be lost (seen: ibv_qp_to_qp_ex gives
+ *     NULL): what upstream's core cannot do, shown.
  */
 #include <dlfcn.h>
 #include <stdint.h>
@@ -50,17 +51,20 @@ int main(void)
 	if (!MUST(qp = ibv_create_qp_ex(ctx, &attr)))
 		return vt_finish();
 	qpx = ibv_qp_to_qp_ex(qp);
-	CHECK(qpx && qpx->wr_send, "ibv_qp_to_qp_ex: %p", (void *)qpx);
-	/* the v56 plugin's wr_flush: right after the v44 struct */
-	memcpy(&after, (char *)ibv_qp_to_qp_ex(qp) + sizeof(struct ibv_qp_ex), sizeof(after));
+	/* the QP is the head of the plugin's struct ibv_qp_ex, whichever the
+	 * core says; the v56 plugin's wr_flush follows v44's struct */
+	memcpy(&after, (char *)qp + sizeof(struct ibv_qp_ex), sizeof(after));
 	into_plugin = after && dladdr(after, &info) && info.dli_fname &&
 		      strstr(info.dli_fname, "librxe-rdmav34.so");
-	printf("the word after struct ibv_qp_ex (v56: wr_flush): %p (%s)\n", after,
-	       into_plugin ? info.dli_fname : "not into the rxe plugin");
-	if (vt_upstream)
-		CHECK(!into_plugin, "upstream's v44 core left the v56 plugin's wr_flush alone");
-	else
+	printf("ibv_qp_to_qp_ex: %p; the word after struct ibv_qp_ex (v56: wr_flush): %p (%s)\n",
+	       (void *)qpx, after, into_plugin ? info.dli_fname : "not into the rxe plugin");
+	if (vt_upstream) {
+		CHECK(!qpx || !into_plugin,
+		      "upstream's v44 core gave the v56 QP its extended interface, wr_flush intact");
+	} else {
+		CHECK(qpx && qpx->wr_send, "ibv_qp_to_qp_ex: %p", (void *)qpx);
 		CHECK(into_plugin, "our core overwrote the v56 plugin's wr_flush");
+	}
 	CHECK(!ibv_destroy_qp(qp), "destroy QP");
 	ibv_destroy_cq(attr.send_cq);
 	ibv_dealloc_pd(attr.pd);
