@@ -72,6 +72,17 @@ static struct verbs_context *fake_alloc_context(struct ibv_device *ibdev, int cm
 	return &fc->vctx;
 }
 
+/* Imports fail for a process that set FAKE_PLUGIN_REFUSE_IMPORT. */
+static struct verbs_context *fake_import_context(struct ibv_device *ibdev, int cmd_fd)
+{
+	if (getenv("FAKE_PLUGIN_REFUSE_IMPORT")) {
+		close(cmd_fd);
+		errno = EPERM;
+		return NULL;
+	}
+	return fake_alloc_context(ibdev, cmd_fd, NULL);
+}
+
 static struct verbs_device *fake_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct fake_device *fd = calloc(1, sizeof(*fd));
@@ -100,6 +111,7 @@ EXPORT const struct verbs_device_ops fake_plugin_ops = {
 	.match_max_abi_version = 1,
 	.match_table = fake_table,
 	.alloc_context = fake_alloc_context,
+	.import_context = fake_import_context,
 	.alloc_device = fake_alloc_device,
 	.uninit_device = fake_uninit_device,
 };

@@ -143,6 +143,9 @@ int answering_write(void *buf, size_t len)
 		struct ib_uverbs_ex_cmd_hdr *ex = (void *)(hdr + 1);
 		char *out = (char *)(uintptr_t)ex->response;
 
+		/* modify_cq, modify_wq: no response at all, no pointer. */
+		if (!out)
+			return 0;
 		memset(out, 0x11, hdr->out_words * 8);
 		memset(out + hdr->out_words * 8, 0x22, ex->provider_out_words * 8);
 	} else {

@@ -228,6 +228,51 @@ START_TEST(create_ah_driver_response)
 }
 END_TEST
 
+/* The tunnel (INVOKE_WRITE), keeping a copy of the request it carried. */
+static uint8_t tunnelled_req[256];
+
+static int tunnel_kernel(struct ib_uverbs_ioctl_hdr *hdr)
+{
+	if (hdr->method_id != UVERBS_METHOD_INVOKE_WRITE)
+		return EPROTONOSUPPORT;
+	for (unsigned int i = 0; i < hdr->num_attrs; i++)
+		if (hdr->attrs[i].attr_id == UVERBS_ATTR_CORE_IN &&
+		    hdr->attrs[i].len <= sizeof(tunnelled_req))
+			memcpy(tunnelled_req, ptr(&hdr->attrs[i]), hdr->attrs[i].len);
+	return 0;
+}
+
+START_TEST(tunnelled_modify_qp_driver_bytes)
+{
+	struct ibv_context *ctx = new_ctx("auto");
+	struct {
+		struct ibv_modify_qp core;
+		uint64_t drv;
+	} cmd = { .drv = 0x0102030405060708ULL };
+	struct ibv_qp qp = { .context = ctx, .handle = 12 };
+	struct ibv_qp_attr qp_attr = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ib_uverbs_modify_qp req;
+
+	kernel_ioctl = tunnel_kernel;
+	ck_assert_int_eq(ibv_cmd_modify_qp(&qp, &qp_attr, IBV_QP_STATE | IBV_QP_PORT, &cmd.core,
+					   sizeof(cmd)), 0);
+	ck_assert_int_eq(ncalls, 1);
+	/* The legacy command through the ioctl tunnel (FACTS 40): the core
+	 * request after its header, the command, the driver's 8 bytes inline. */
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_INVOKE_WRITE, 3);
+	ck_assert_uint_eq(attr(&calls[0], 0)->attr_id, UVERBS_ATTR_CORE_IN);
+	ck_assert_uint_eq(attr(&calls[0], 0)->len, sizeof(struct ib_uverbs_modify_qp));
+	memcpy(&req, tunnelled_req, sizeof(req));
+	ck_assert_uint_eq(req.qp_handle, 12);
+	ck_assert_uint_eq(req.attr_mask, IBV_QP_STATE | IBV_QP_PORT);
+	ck_assert_uint_eq(req.qp_state, IBV_QPS_INIT);
+	ck_assert_uint_eq(req.port_num, 1);
+	expect_attr(&calls[0], 1, UVERBS_ATTR_WRITE_CMD, 8, IB_USER_VERBS_CMD_MODIFY_QP);
+	expect_attr(&calls[0], 2, UVERBS_ATTR_UHW_IN, 8, cmd.drv);
+	free_ctx(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Command buffers (FACTS 44-47)                                       */
 
@@ -345,6 +390,40 @@ START_TEST(query_context_links_driver_attrs)
 	ck_assert_uint_eq(out, 0xabababababababab);
 	/* No async fd here: the core adds it (FACTS 21d). */
 	ck_assert_int_eq(ctx->async_fd, -1);
+	free_ctx(ctx);
+}
+END_TEST
+
+START_TEST(long_and_overlong_chains)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	enum { MANY = 40, TOO_MANY = (UINT16_MAX - 24) / 16 + 1 };
+	struct ibv_command_buffer *big = calloc(1, sizeof(*big) + TOO_MANY * sizeof(struct ib_uverbs_attr));
+	struct provider_buf links[VERBS_PLUGIN_MAX_LINKS + 1];
+
+	kernel_ioctl = ioctl_kernel;
+	big->uhw_in_idx = big->uhw_out_idx = IBV_CMD_NO_UHW;
+	big->hdr.object_id = UVERBS_OBJECT_DEVICE;
+	big->hdr.method_id = UVERBS_METHOD_QUERY_PORT;
+	for (unsigned int i = 0; i < TOO_MANY; i++)
+		big->hdr.attrs[i] = (struct ib_uverbs_attr){ .attr_id = DRIVER_ATTR };
+	/* More than the command layer keeps on its stack. */
+	big->next_attr = big->hdr.attrs + MANY;
+	ck_assert_int_eq(execute_ioctl(ctx, big), 0);
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, MANY);
+	ck_assert_uint_eq(big->hdr.attrs[MANY - 1].data, 0x77);
+	/* More than a 16-bit header length can say. */
+	big->next_attr = big->hdr.attrs + TOO_MANY;
+	ck_assert_int_eq(execute_ioctl(ctx, big), EINVAL);
+	/* A chain longer than any provider builds. */
+	for (unsigned int i = 0; i <= VERBS_PLUGIN_MAX_LINKS; i++) {
+		buf_init(&links[i], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT);
+		if (i)
+			links[i - 1].head.next = &links[i].head;
+	}
+	ck_assert_int_eq(execute_ioctl(ctx, &links[0].head), EINVAL);
+	ck_assert_int_eq(ncalls, 1);
+	free(big);
 	free_ctx(ctx);
 }
 END_TEST
@@ -593,6 +672,54 @@ START_TEST(xrc_qp_gets_its_domain)
 }
 END_TEST
 
+/* The program is linked with --wrap=verbs_plugin_release (meson.build):
+ * the release a plugin context's file name would tell. */
+static unsigned int plugin_release = 44;
+
+unsigned int __wrap_verbs_plugin_release(struct ibv_context *ctx)
+{
+	(void)ctx;
+	return plugin_release;
+}
+
+/* A v56 plugin's verbs_qp: comp_mask and xrcd 8 bytes further on. */
+struct v56_verbs_qp {
+	uint8_t qp_ex[sizeof(struct ibv_qp_ex) + 8];
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+START_TEST(xrc_qp_of_a_v56_plugin)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	struct verbs_xrcd xrcd = { .xrcd = { .context = ctx }, .handle = 0x44 };
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
+		.xrcd = &xrcd.xrcd,
+	};
+	struct ibv_create_qp cmd;
+	struct ib_uverbs_create_qp_resp resp;
+	struct v56_verbs_qp qp;
+
+	memset(&qp, 0, sizeof(qp));
+	/* Never looked into: the release comes from the wrapper. */
+	verbs_priv(ctx)->plugin = (struct verbs_plugin_context *)&plugin_release;
+	plugin_release = 56;
+	kernel_ioctl = ioctl_kernel;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ctx, (struct verbs_qp *)&qp, &attr, &cmd,
+					      sizeof(cmd), &resp, sizeof(resp)), 0);
+	ck_assert_uint_eq(qp.comp_mask, VERBS_QP_XRCD);
+	ck_assert_ptr_eq(qp.xrcd, &xrcd);
+	/* What a v44 core would take for them: the end of v56's wr_flush. */
+	for (size_t i = sizeof(struct ibv_qp_ex); i < sizeof(qp.qp_ex); i++)
+		ck_assert_uint_eq(qp.qp_ex[i], 0);
+	verbs_priv(ctx)->plugin = NULL;
+	plugin_release = 44;
+	free_ctx(ctx);
+}
+END_TEST
+
 START_TEST(rate_limit_is_not_legacy)
 {
 	struct ibv_context *ctx = new_ctx("write");
@@ -665,11 +792,13 @@ int main(void)
 	tcase_add_test(place, write_alloc_pd_driver_bytes);
 	tcase_add_test(place, ioctl_create_cq_driver_bytes);
 	tcase_add_test(place, create_ah_driver_response);
+	tcase_add_test(place, tunnelled_modify_qp_driver_bytes);
 	tcase_add_test(buf, execute_ioctl_inlines_short_uhw_in);
 	tcase_add_test(buf, execute_ioctl_long_uhw_in_by_pointer);
 	tcase_add_test(buf, execute_ioctl_merges_chain_and_copies_back);
 	tcase_add_test(buf, buffer_error_is_einval);
 	tcase_add_test(buf, query_context_links_driver_attrs);
+	tcase_add_test(buf, long_and_overlong_chains);
 	tcase_add_test(buf, ioctl_refused_is_the_errno);
 	tcase_add_test(buf, write_fallback_checks_of_links);
 	tcase_add_test(conv, poll_cq_converts_and_counts);
@@ -678,6 +807,7 @@ int main(void)
 	tcase_add_test(conv, create_qp_ex_keeps_off_comp_mask);
 	tcase_add_test(conv, create_qp_ex_checks);
 	tcase_add_test(conv, xrc_qp_gets_its_domain);
+	tcase_add_test(conv, xrc_qp_of_a_v56_plugin);
 	tcase_add_test(conv, rate_limit_is_not_legacy);
 	tcase_add_test(conv, implicit_odp_needs_null_addr);
 	tcase_add_test(conv, srq_of_a_bare_ibv_srq);

@@ -711,15 +711,32 @@ START_TEST(core_slots_after_alloc_context)
 }
 END_TEST
 
+/* The library's calloc() (linked with --wrap=calloc) fails while set. */
+static bool calloc_fails;
+void *__real_calloc(size_t n, size_t size);
+void *__wrap_calloc(size_t n, size_t size);
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	if (calloc_fails) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_calloc(n, size);
+}
+
 START_TEST(failed_alloc_closes_cmd_fd)
 {
 	struct verbs_device dev = { .sysfs = NULL };
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
+	calloc_fails = true;
 	errno = 0;
-	ck_assert_ptr_null(_verbs_init_and_alloc_context(&dev.device, fd, SIZE_MAX / 2, NULL, 0));
+	ck_assert_ptr_null(_verbs_init_and_alloc_context(&dev.device, fd, 64, NULL, 0));
+	calloc_fails = false;
 	ck_assert_int_eq(errno, ENOMEM);
 	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
 }
 END_TEST
 
@@ -936,6 +953,7 @@ START_TEST(plugin_context_through_the_core)
 	ctx = ibv_open_device(find(list, "plug0"));
 	ck_assert_ptr_nonnull(ctx);
 	ck_assert_uint_eq(verbs_priv(ctx)->driver_id, 77);
+	ck_assert_uint_eq(verbs_plugin_release(ctx), 44);
 	ck_assert_ptr_eq(verbs_get_ctx(ctx)->query_port, verbs_query_port_sized);
 	pd = ibv_alloc_pd(ctx);
 	ck_assert_ptr_nonnull(pd);
@@ -986,6 +1004,126 @@ START_TEST(loading_is_tried_once_per_process)
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plug0"));
 	ck_assert_ptr_null(fake_plugin());
+	ibv_free_device_list(list);
+}
+END_TEST
+
+/* A library-style plugin tells its rdma-core release in its real file
+ * name, behind the -rdmav34.so symlink. */
+START_TEST(release_from_the_real_file_name)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	char cmd[PATH_MAX * 2];
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	snprintf(cmd, sizeof(cmd), "cp '%s-rdmav34.so' '%s/libfake.so.1.25.56.1' && "
+		 "ln -sf libfake.so.1.25.56.1 '%s/libv56-rdmav34.so'",
+		 FAKE_PLUGIN_PREFIX, root, root);
+	ck_assert_int_eq(system(cmd), 0);
+	setenv("RDMAV_DRIVERS", at("libv56"), 1);
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "plug0"));
+	ctx = ibv_open_device(find(list, "plug0"));
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_uint_eq(verbs_plugin_release(ctx), 56);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+}
+END_TEST
+
+/* What listing plug0 with an unloadable plugin named writes to stderr. */
+static void stderr_of_failed_load(char *out, size_t size)
+{
+	struct ibv_device **list;
+	int saved = dup(2), fd;
+	ssize_t n;
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	setenv("RDMAV_DRIVERS", "/nonexistent/plugin", 1);
+	fd = open(at("stderr"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	dup2(fd, 2);
+	list = ibv_get_device_list(NULL);
+	dup2(saved, 2);
+	close(saved);
+	ibv_free_device_list(list);
+	n = pread(fd, out, size - 1, 0);
+	close(fd);
+	ck_assert_int_ge(n, 0);
+	out[n] = '\0';
+}
+
+START_TEST(failed_loads_are_quiet)
+{
+	char out[4096];
+
+	unsetenv("IBV_SHOW_WARNINGS");
+	unsetenv("VERBS_LOG_LEVEL");
+	stderr_of_failed_load(out, sizeof(out));
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(failed_loads_said_when_asked)
+{
+	char out[4096];
+
+	setenv("IBV_SHOW_WARNINGS", "1", 1);
+	stderr_of_failed_load(out, sizeof(out));
+	ck_assert_ptr_nonnull(strstr(out, "/nonexistent/plugin-rdmav34.so"));
+}
+END_TEST
+
+/* The data object mlx5 reads follows the core's rule (FACTS 43). */
+START_TEST(disassociate_destroy_flag)
+{
+	struct test_context *tc;
+
+	setenv("RDMAV_ALLOW_DISASSOC_DESTROY", "1", 1);
+	tc = new_plugin_context();
+	ck_assert(verbs_allow_disassociate_destroy);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+	free(ctx_sysfs);
+	free(ctx_dev);
+	unsetenv("RDMAV_ALLOW_DISASSOC_DESTROY");
+	tc = new_plugin_context();
+	ck_assert(!verbs_allow_disassociate_destroy);
+	verbs_uninit_context(&tc->vctx);
+	free(tc);
+}
+END_TEST
+
+/* FACTS 27 through the bridge: a device found by the char device number
+ * (/dev/null's here), the caller's fd owned on success only. */
+START_TEST(import_through_the_bridge)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx;
+	int fd;
+
+	fake_tree();
+	add_device("uverbs0", "plug0", "1\n");
+	put("sys/class/infiniband_verbs/uverbs0/dev", "1:3\n");
+	list = ibv_get_device_list(NULL);
+	ck_assert_ptr_nonnull(find(list, "plug0"));
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	setenv("FAKE_PLUGIN_REFUSE_IMPORT", "1", 1);
+	errno = 0;
+	ck_assert_ptr_null(ibv_import_device(fd));
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	unsetenv("FAKE_PLUGIN_REFUSE_IMPORT");
+	ctx = ibv_import_device(fd);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(ctx->cmd_fd, fd);
+	ck_assert_ptr_eq(ctx->device, find(list, "plug0"));
+	ck_assert_ptr_eq(verbs_get_ctx(ctx)->query_port, verbs_query_port_sized);
+	ck_assert_int_eq(ibv_close_device(ctx), 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), -1);
 	ibv_free_device_list(list);
 }
 END_TEST
@@ -1049,6 +1187,11 @@ int main(void)
 	tcase_add_test(e2e, no_unclaimed_device_loads_nothing);
 	tcase_add_test(e2e, ibv_drivers_when_rdmav_drivers_unset);
 	tcase_add_test(e2e, loading_is_tried_once_per_process);
+	tcase_add_test(e2e, release_from_the_real_file_name);
+	tcase_add_test(e2e, failed_loads_are_quiet);
+	tcase_add_test(e2e, failed_loads_said_when_asked);
+	tcase_add_test(e2e, disassociate_destroy_flag);
+	tcase_add_test(e2e, import_through_the_bridge);
 #endif
 	suite_add_tcase(s, loader);
 	suite_add_tcase(s, reg);

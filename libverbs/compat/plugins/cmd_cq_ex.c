@@ -8,12 +8,6 @@
  */
 #include "commands.h"
 
-/* upstream's enum create_cq_cmd_flags (layouts.txt): the provider copes
- * with a kernel that ignores the timestamp flag. */
-enum create_cq_cmd_flags {
-	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0,
-};
-
 enum {
 	CQ_INIT_KNOWN_MASK = IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD,
 	CQ_TIMESTAMP_WC_FLAGS = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |

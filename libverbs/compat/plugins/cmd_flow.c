@@ -12,8 +12,12 @@
 /* ------------------------------------------------------------------ */
 /* Steering rules                                                      */
 
-/* The largest kernel spec: what one application spec can become. */
-enum { MAX_KERN_SPEC = sizeof(struct ib_uverbs_flow_spec_ipv6) };
+enum {
+	/* The largest kernel spec: what one application spec can become. */
+	MAX_KERN_SPEC = sizeof(struct ib_uverbs_flow_spec_ipv6),
+	/* The fields of struct ibv_flow_ipv6_filter, without its padding. */
+	IPV6_FILTER_LEN = offsetof(struct ibv_flow_ipv6_filter, hop_limit) + 1,
+};
 
 /* The size of an application spec of this type (without the INNER
  * bit), or 0 for a type the kernel does not know. */
@@ -105,7 +109,9 @@ static size_t kern_spec(const struct ibv_flow_spec *s, void *out)
 				  sizeof(s->ipv4_ext.val), sizeof(v4->val));
 		break;
 	case IBV_FLOW_SPEC_IPV6:
-		len = filter_spec(out, &s->ipv6.val, &s->ipv6.mask, sizeof(s->ipv6.val),
+		/* Not the application's padding byte after hop_limit: the
+		 * kernel refuses a mask with bits in its reserved byte. */
+		len = filter_spec(out, &s->ipv6.val, &s->ipv6.mask, IPV6_FILTER_LEN,
 				  sizeof(v6->val));
 		break;
 	case IBV_FLOW_SPEC_ESP:
@@ -163,15 +169,20 @@ static int flow_request(const struct ibv_flow_attr *attr, struct ib_uverbs_creat
 		return ENOMEM;
 	out = (char *)(r + 1);
 	for (unsigned int i = 0; i < attr->num_of_specs; i++) {
-		const struct ibv_flow_spec *s = (const void *)spec;
-		size_t need = user_spec_size(s->hdr.type & ~IBV_FLOW_SPEC_INNER);
+		struct ibv_flow_spec s;
+		size_t need;
 
-		if (!need || s->hdr.size < need) {
+		/* Applications pack specs back to back (a packed struct after
+		 * the 20-byte attr): read each into an aligned copy. */
+		memcpy(&s.hdr, spec, sizeof(s.hdr));
+		need = user_spec_size(s.hdr.type & ~IBV_FLOW_SPEC_INNER);
+		if (!need || s.hdr.size < need) {
 			free(r);
 			return EINVAL;
 		}
-		out += kern_spec(s, out);
-		spec += s->hdr.size;
+		memcpy(&s, spec, need);
+		out += kern_spec(&s, out);
+		spec += s.hdr.size;
 	}
 	r->flow_attr.type = attr->type;
 	r->flow_attr.size = sizeof(r->flow_attr) + (out - (char *)(r + 1));

@@ -29,16 +29,14 @@ static unsigned int plugin_release(struct ibv_context *ctx)
  * release has them. */
 static void set_qp_xrcd(struct ibv_context *ctx, struct verbs_qp *vqp, struct ibv_xrcd *xrcd)
 {
-	size_t at = offsetof(struct verbs_qp, comp_mask);
 	struct verbs_xrcd *vxrcd = container_of(xrcd, struct verbs_xrcd, xrcd);
 	uint32_t comp_mask = VERBS_QP_XRCD;
+	char *base = (char *)vqp;
 
 	if (plugin_release(ctx) >= VERBS_QP_EX_GREW_IN)
-		at += VERBS_QP_EX_GROWTH;
-	memcpy((char *)vqp + at, &comp_mask, sizeof(comp_mask));
-	memcpy((char *)vqp + at + (offsetof(struct verbs_qp, xrcd) -
-				   offsetof(struct verbs_qp, comp_mask)),
-	       &vxrcd, sizeof(vxrcd));
+		base += VERBS_QP_EX_GROWTH;
+	memcpy(base + offsetof(struct verbs_qp, comp_mask), &comp_mask, sizeof(comp_mask));
+	memcpy(base + offsetof(struct verbs_qp, xrcd), &vxrcd, sizeof(vxrcd));
 }
 
 static bool xrc_qp(enum ibv_qp_type type)

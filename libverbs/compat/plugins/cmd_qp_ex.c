@@ -25,9 +25,13 @@ static_assert(offsetof(struct verbs_qp, xrcd) == VERBS_QP_SIZE_V44 - 8, "layouts
 
 /*
  * Marks the plugin's verbs_qp as belonging to xrcd.  Plugins pass the size
- * of their own struct verbs_qp as vqp_sz, so it tells where comp_mask and
- * xrcd are: the last 16 bytes of 376 for v45 and later, of 368 for v44
- * (and, as upstream, nothing when vqp_sz does not reach xrcd).
+ * of their own struct verbs_qp as vqp_sz (Debian's mlx5, mlx4 and hns pass
+ * 368 at v44 and 376 at v56, seen in their code), so it tells where
+ * comp_mask and xrcd are: the last 16 bytes of 376 for v45 and later, of
+ * 368 for v44 (and, as upstream, nothing when vqp_sz does not reach
+ * xrcd).  Unlike the plugin's file name (verbs_plugin_release(), which the
+ * create helpers must use), it also tells for plugins named only
+ * lib<name>-rdmav34.so, such as hns.
  */
 static void set_qp_xrcd(struct verbs_qp *vqp, int vqp_sz, struct verbs_xrcd *xrcd)
 {

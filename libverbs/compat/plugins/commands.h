@@ -474,6 +474,11 @@ int ibv_cmd_create_counters(struct ibv_context *context,
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe, struct ibv_comp_channel *channel,
 		      int comp_vector, struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp, size_t resp_size);
+/* cmd_flags of create_cq_ex(2) (layouts.txt): the provider copes with a
+ * kernel that ignores the timestamp flag. */
+enum create_cq_cmd_flags {
+	CREATE_CQ_CMD_FLAGS_TS_IGNORED_EX = 1 << 0,
+};
 int ibv_cmd_create_cq_ex(struct ibv_context *context, const struct ibv_cq_init_attr_ex *cq_attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd, size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp, size_t resp_size,

@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -421,25 +422,35 @@ static const struct verbs_ops trampolines = {
 /* ------------------------------------------------------------------ */
 /* Life cycle (FACTS 21-23)                                            */
 
-/* The release from the file the plugin's ops live in: library-style
- * plugins end in the rdma-core release ("libmlx5.so.1.25.56.1"). */
-static unsigned int release_of(const struct verbs_device_ops *ops)
+/* The release in a library file name: "libmlx5.so.1.25.56.1" -> 56, the
+ * next-to-last number; 0 if the name has none. */
+static unsigned int release_in_name(const char *name)
 {
-	Dl_info info;
-	const char *dot;
+	const char *last = strrchr(name, '.'), *prev = last;
 	unsigned int release;
 
-	if (!dladdr(ops, &info) || !info.dli_fname)
-		return 44;
-	dot = strrchr(info.dli_fname, '.');
-	if (!dot || dot == info.dli_fname)
-		return 44;
-	/* The next-to-last component is the release. */
-	for (dot--; dot > info.dli_fname && *dot != '.'; dot--)
+	while (prev && prev > name && *--prev != '.')
 		;
-	if (sscanf(dot, ".%u.", &release) != 1 || release < 44)
-		return 44;
+	if (!last || !prev || *prev != '.' || sscanf(prev, ".%u.", &release) != 1)
+		return 0;
 	return release;
+}
+
+/* The release of the file the plugin's ops live in, through the
+ * lib<name>-rdmav34.so symlink (V56-ADDITIONS 4). */
+static unsigned int release_of(const struct verbs_device_ops *ops)
+{
+	char *real;
+	Dl_info info;
+	unsigned int release = 0;
+
+	if (dladdr(ops, &info) && info.dli_fname && (real = realpath(info.dli_fname, NULL))) {
+		const char *base = strrchr(real, '/');
+
+		release = release_in_name(base ? base + 1 : real);
+		free(real);
+	}
+	return release >= 44 ? release : 44;
 }
 
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd, size_t alloc_size,

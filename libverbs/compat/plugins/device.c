@@ -87,7 +87,9 @@ static struct verbs_context *bridge_alloc_context(struct verbs_device *dev, int 
 }
 
 /* A failing plugin import closes the fd it was given (FACTS 22), while
- * ours must leave the caller's open: the plugin gets a duplicate. */
+ * ours leaves the caller's open, and a successful one owns the caller's:
+ * the plugin works on a duplicate, which the caller's fd then replaces
+ * (the plugin's mappings outlive the duplicate). */
 static struct verbs_context *bridge_import_context(struct verbs_device *dev, int cmd_fd)
 {
 	struct verbs_context *vctx;
@@ -101,8 +103,11 @@ static struct verbs_context *bridge_import_context(struct verbs_device *dev, int
 	if (fd < 0)
 		return NULL;
 	vctx = dev->ops->import_context(&dev->device, fd);
-	if (vctx)
-		verbs_plugin_fill_core_slots(vctx);
+	if (!vctx)
+		return NULL;
+	vctx->context.cmd_fd = cmd_fd;
+	close(fd);
+	verbs_plugin_fill_core_slots(vctx);
 	return vctx;
 }
 

@@ -29,18 +29,13 @@ bool verbs_plugin_env_trusted(uid_t uid, uid_t euid)
 	return uid == euid;
 }
 
-static const char *skip_blanks(const char *s)
-{
-	return s + strspn(s, " \t");
-}
-
 /* One line of a config file; line is NUL-terminated, newline removed. */
 static void config_line(const char *path, char *line,
 			void (*add)(const char *name, void *arg), void *arg)
 {
 	char *save, *word, *name;
 
-	line = (char *)skip_blanks(line);
+	line += strspn(line, " \t");
 	if (!*line || *line == '#')
 		return;
 	word = strtok_r(line, " \t\r", &save);
