@@ -14,12 +14,25 @@
 # came from that side.  Upstream's libibverbs finds its providers in
 # /usr/lib/x86_64-linux-gnu/libibverbs and /etc/libibverbs.d, which the
 # host's ibverbs-providers (the same release) fills; run_on lists them.
+#
+# Plugin mode, VM_PLUGINS=v44|v56 (the configuration "our core +
+# upstream's provider"): our built-in rxe and siw are off
+# (OPENVERBS_DISABLE_PROVIDERS) and Debian's own plugins drive rxe0 and
+# siw0, named by path prefix in RDMAV_DRIVERS (FACTS 9): Debian 12's
+# (the reference, v44) or Debian 13's (reference56, v56).  The guest's
+# /etc/libibverbs.d (its tmpfs copy) is emptied, so no other plugin loads:
+# a side on upstream's libibverbs gets the v44 reference plugins (upstream
+# alone, byte-identical to the system's: see the oracle test), a side on
+# ours the chosen release's, and check_loaded fails a run that loaded no
+# plugin or one from elsewhere.
 
 [ "${RDMAVM:-}" = 1 ] || { echo "lib.sh: not inside the rdma-vm guest" >&2; exit 125; }
 
 vm_source=${OPENVERBS_SOURCE_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 vm_build=${OPENVERBS_BUILD_ROOT:-$vm_source/build}
 vm_reference=${OPENVERBS_REFERENCE_ROOT:-$vm_build/reference/root}
+
+vm_reference56=${OPENVERBS_REFERENCE56_ROOT:-$vm_build/reference56/root}
 
 heading() { printf '\n== %s\n' "$*"; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -52,12 +65,44 @@ libdir_for() {
     esac
 }
 
+# The plugin directory of a release (plugin mode).
+plugin_dir_of() {
+    case $1 in
+        v44) echo "$vm_reference/usr/lib/x86_64-linux-gnu/libibverbs" ;;
+        v56) echo "$vm_reference56/usr/lib/x86_64-linux-gnu/libibverbs" ;;
+        *) echo "lib.sh: no plugin release '$1' (v44|v56)" >&2; return 1 ;;
+    esac
+}
+
+# The plugins (release) a side's libibverbs gets in plugin mode: upstream's
+# core gets its own release's, unless VM_REFERENCE_PLUGINS says otherwise
+# (to show what it cannot do with another's).
+plugins_for_side() {
+    local side=$1
+    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
+    case $side in
+        ours|verbs) echo "$VM_PLUGINS" ;;
+        *) echo "${VM_REFERENCE_PLUGINS:-v44}" ;;
+    esac
+}
+
+# Plugin mode for what follows on SIDE (use_libs calls it).
+use_plugins() {
+    local dir
+    dir=$(plugin_dir_of "$(plugins_for_side "$1")") || return
+    [ -e "$dir/librxe-rdmav34.so" ] && [ -e "$dir/libsiw-rdmav34.so" ] ||
+        { echo "lib.sh: no rxe/siw plugins in $dir" >&2; return 1; }
+    export OPENVERBS_DISABLE_PROVIDERS=rxe,siw RDMAV_DRIVERS=$dir/librxe:$dir/libsiw
+    export VM_PLUGIN_DIR=$dir
+}
+
 # Puts a side's libraries first for everything started afterwards.
 use_libs() {
     local dirs
     dirs=$(libdirs_of "$1") || return
     export LD_LIBRARY_PATH=$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export PATH=$vm_reference/usr/bin:$PATH
+    [ -z "${VM_PLUGINS:-}" ] || use_plugins "$1"
 }
 
 # Runs a command with the loader logging every object it initialises
@@ -83,9 +128,12 @@ loaded_libs() {
 }
 
 # Succeeds if the traced run in DIR loaded libibverbs, and loaded
-# libibverbs and librdmacm only from SIDE's directories.
+# libibverbs and librdmacm only from SIDE's directories; in plugin mode
+# also at least one provider plugin, and only from SIDE's plugin directory.
 check_loaded() {
-    local side=$1 dir=$2 name path want ok=0 wrong=0
+    local side=$1 dir=$2 name path want ok=0 wrong=0 plugin_dir='' plugins=0
+    [ -z "${VM_PLUGINS:-}" ] ||
+        plugin_dir=$(readlink -m "$(plugin_dir_of "$(plugins_for_side "$side")")")
     while read -r name path; do
         case $name in
             libibverbs.so.1|librdmacm.so.1)
@@ -97,10 +145,23 @@ check_loaded() {
                     echo "  WRONG LIBRARY: $name -> $path, not from $want"
                     wrong=1
                 fi ;;
-            *) echo "  provider: $path" ;;
+            *)
+                if [ -z "$plugin_dir" ]; then
+                    echo "  provider: $path"
+                elif [ "${path%/*}" = "$plugin_dir" ]; then
+                    echo "  plugin: $path"
+                    plugins=$((plugins + 1))
+                else
+                    echo "  WRONG PLUGIN: $path, not from $plugin_dir"
+                    wrong=1
+                fi ;;
         esac
     done < <(loaded_libs "$dir")
     [ $ok = 1 ] || [ $wrong = 1 ] || echo "  WRONG LIBRARY: no libibverbs.so.1 was loaded"
+    if [ -n "$plugin_dir" ] && [ $plugins = 0 ]; then
+        echo "  WRONG PLUGIN: plugin mode ($VM_PLUGINS), but no plugin from $plugin_dir was loaded"
+        wrong=1
+    fi
     [ $ok = 1 ] && [ $wrong = 0 ]
 }
 
@@ -114,6 +175,13 @@ run_on() {
     rm -rf "$dir"
     return $status
 }
+
+# Plugin mode: only the plugins RDMAV_DRIVERS names may load (the guest's
+# own /etc, a tmpfs overlay, loses the system's list).
+if [ -n "${VM_PLUGINS:-}" ]; then
+    plugin_dir_of "$VM_PLUGINS" > /dev/null || exit 125
+    rm -f /etc/libibverbs.d/*
+fi
 
 # For a process that is still running (a server in the background).
 libibverbs_of() {

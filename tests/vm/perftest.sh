@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Upstream's perftest (Debian's build) on our libibverbs over rxe0, server
-# and client, out-of-band exchange over TCP (no rdma_cm):
+# and client, out-of-band exchange over TCP, or over rdma_cm with -R:
 #     perftest.sh [--cmd-modes] PROGRAM [ARG...]
+#     perftest.sh --suite rxe|siw
 # e.g. perftest.sh ib_send_bw -c UD.  Few iterations (TCG is slow).  With
 # --cmd-modes, instead: three runs with the kernel commands as our library
 # picks them (ioctl on this kernel), forced through write() and forced
 # through ioctl() (OPENVERBS_CMD_MODE), under strace to show that each
-# side used that transport.
+# side used that transport.  --suite runs a list in one guest: on rxe0
+# ib_{write,read,send,atomic}_{bw,lat}, UD sends and rdma_cm (-R) runs;
+# on siw0 what iWARP allows, all over rdma_cm (-R: iWARP connects only
+# through it; no atomics, no UD).
 #
 # perftest needs more than libibverbs: librdmacm (ours, once it is built),
 # libibumad (upstream's, from the reference packages: no part of this
@@ -20,9 +24,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
-modes=0
+modes=0 suite=
 [ "$1" = --cmd-modes ] && { modes=1; shift; }
-[ $# -ge 1 ] || fail "usage: perftest.sh [--cmd-modes] PROGRAM [ARG...]"
+[ "$1" = --suite ] && { suite=$2; shift 2; set -- ib_write_bw; }
+[ $# -ge 1 ] || fail "usage: perftest.sh [--cmd-modes] PROGRAM [ARG...] | --suite rxe|siw"
 prog=$1
 shift
 
@@ -40,7 +45,7 @@ if [ "$pair_side" = ours ]; then
     [ -e "$vm_build/librdmacm/librdmacm.so.1" ] ||
         blockers+=("our librdmacm is not built yet (perftest links librdmacm)")
     if [ ${#blockers[@]} -gt 0 ]; then
-        printf 'SKIP: %s cannot run on our libraries yet:\n' "$prog"
+        printf 'SKIP: %s cannot run on our libraries yet:\n' "${suite:+the $suite suite of }$prog"
         printf '  - %s\n' "${blockers[@]}"
         (use_libs ours && exec "$prog" --version) 2>&1 | sed 's/^/  (as it stands: /; s/$/)/'
         exit 77
@@ -52,13 +57,62 @@ version=$( (use_libs "$pair_side" && exec "$prog" --version) 2>&1)
 echo "$version"
 [[ $version == Version:* ]] || fail "$prog cannot start"
 
-args=(-d "$RDMAVM_RXE_DEV" -x "$RDMAVM_RXE_GID" -F "$@")
-case $prog in
-    *_lat) result='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' ;;
-    *) result='^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+' ;;
-esac
 # not every server prints the results; each prints its test banner
 export PAIR_SERVER_PATTERN='^-{20,}'
+
+result_of() {
+    case $1 in
+        *_lat) echo '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+' ;;
+        *) echo '^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+' ;;
+    esac
+}
+
+# perf DEVICE PROGRAM [ARG...]: one pair; -R (rdma_cm) runs reach the
+# server by the device's address and wait for its rdma_cm listener.
+perf() {
+    local dev=$1 p=$2 args ip wait=tcp
+    shift 2
+    case $dev in
+        rxe) args=(-d "$RDMAVM_RXE_DEV" -x "$RDMAVM_RXE_GID") ip=$RDMAVM_RXE_IP ;;
+        siw) args=(-d "$RDMAVM_SIW_DEV") ip=$RDMAVM_SIW_IP ;;
+    esac
+    [[ " $* " == *" -R "* ]] && wait=cm || ip=127.0.0.1
+    args+=(-F "$@")
+    PAIR_WAIT=$wait pair "$p ${*} ($dev)" "$(result_of "$p")" \
+        "$p" "${args[@]}" -- "$p" "${args[@]}" "$ip"
+}
+
+if [ -n "$suite" ]; then
+    bw=(-n 100 -s 4096) lat=(-n 100 -s 64) ud=(-n 100 -s 1024)
+    case $suite in
+        rxe)
+            for p in ib_write ib_read ib_send; do
+                perf rxe "${p}_bw" "${bw[@]}"
+                perf rxe "${p}_lat" "${lat[@]}"
+            done
+            # atomics have their own (8-byte) message size
+            perf rxe ib_atomic_bw -n 100
+            perf rxe ib_atomic_lat -n 100
+            # UD messages fit rxe0's 1024-byte path MTU
+            perf rxe ib_send_bw -c UD "${ud[@]}"
+            perf rxe ib_write_bw -R "${bw[@]}"
+            perf rxe ib_send_bw -R -c UD "${ud[@]}" ;;
+        siw)
+            # ib_write_lat is not run: on siw0 it fails on upstream's own
+            # libraries too (a flushed completion, status 5)
+            for p in ib_write_bw ib_read_bw ib_send_bw; do
+                perf siw "$p" -R "${bw[@]}"
+            done
+            perf siw ib_read_lat -R "${lat[@]}"
+            perf siw ib_send_lat -R "${lat[@]}" ;;
+        *) fail "no perftest suite '$suite' (rxe|siw)" ;;
+    esac
+    pair_summary
+    exit
+fi
+
+args=(-d "$RDMAVM_RXE_DEV" -x "$RDMAVM_RXE_GID" -F "$@")
+result=$(result_of "$prog")
 
 if [ $modes = 1 ]; then
     for mode in auto write ioctl; do

@@ -32,7 +32,7 @@ static void put_srq(void *srq) { ibv_destroy_srq(srq); }
 /* A post's return value as upstream's siw provider gives it. */
 static int posted(int err)
 {
-	return vt_upstream ? -err : err;
+	return vt_upstream_provider ? -err : err;
 }
 
 static struct ibv_context *open_siw(void)
@@ -137,9 +137,9 @@ int main(void)
 		EXPECT_RET(posted(EINVAL), ibv_post_send(qp, &swr, &sbad));
 		swr.opcode = IBV_WR_SEND;
 		sbad = NULL;
-		EXPECT_RET(vt_upstream ? -1 : ENOTCONN, ibv_post_send(qp, &swr, &sbad));
+		EXPECT_RET(vt_upstream_provider ? -1 : ENOTCONN, ibv_post_send(qp, &swr, &sbad));
 		/* upstream leaves bad_wr unset here */
-		CHECK(vt_upstream || sbad == &swr, "bad_wr");
+		CHECK(vt_upstream_provider || sbad == &swr, "bad_wr");
 		CHECK(ibv_poll_cq(cq, 1, &wc) == 0, "a send completed without a connection");
 	}
 	EXPECT_RET(0, ibv_destroy_qp(qp));
@@ -160,15 +160,15 @@ int main(void)
 		struct ibv_qp_init_attr qinit;
 
 		/* never modified: RESET */
-		EXPECT_RET(vt_upstream ? 0 : EINVAL, ibv_post_recv(qp, &rwr, &rbad));
-		EXPECT_RET(vt_upstream ? -1 : EINVAL, ibv_post_send(qp, &swr, &sbad));
+		EXPECT_RET(vt_upstream_provider ? 0 : EINVAL, ibv_post_recv(qp, &rwr, &rbad));
+		EXPECT_RET(vt_upstream_provider ? -1 : EINVAL, ibv_post_send(qp, &swr, &sbad));
 		EXPECT_RET(0, ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_PORT |
 							  IBV_QP_ACCESS_FLAGS | IBV_QP_PKEY_INDEX));
 		/* what siw's query_qp says of the state, for the record: its
 		 * kernel driver does not fill it in */
 		if (!ibv_query_qp(qp, &qattr, IBV_QP_STATE, &qinit))
 			printf("   query_qp in INIT: qp_state %d\n", qattr.qp_state);
-		if (!vt_upstream) {
+		if (!vt_upstream_provider) {
 			swr.opcode = IBV_WR_RDMA_READ;
 			swr.send_flags = IBV_SEND_FENCE;
 			EXPECT_RET(EINVAL, ibv_post_send(qp, &swr, &sbad));
@@ -189,9 +189,9 @@ int main(void)
 			      "completion %d: wr_id %llu status %d", n,
 			      (unsigned long long)wc.wr_id, wc.status);
 		/* upstream took the receive posted in RESET too */
-		CHECK(n == (vt_upstream ? 2 : 1), "%d receives flushed", n);
-		EXPECT_RET(vt_upstream ? 0 : EINVAL, ibv_post_recv(qp, &rwr, &rbad));
-		EXPECT_RET(vt_upstream ? 0 : EINVAL, ibv_post_send(qp, &swr, &sbad));
+		CHECK(n == (vt_upstream_provider ? 2 : 1), "%d receives flushed", n);
+		EXPECT_RET(vt_upstream_provider ? 0 : EINVAL, ibv_post_recv(qp, &rwr, &rbad));
+		EXPECT_RET(vt_upstream_provider ? 0 : EINVAL, ibv_post_send(qp, &swr, &sbad));
 		CHECK(vt_poll_one(cq, &wc, 500) == 0, "a completion for work posted in ERROR");
 	}
 	EXPECT_RET(0, ibv_destroy_qp(qp));
@@ -224,7 +224,7 @@ int main(void)
 
 		/* upstream's siw provider crashes here (it writes to the
 		 * receive queue the QP does not have) */
-		if (!vt_upstream)
+		if (!vt_upstream_provider)
 			EXPECT_RET(EINVAL, ibv_post_recv(sqp, &rwr, &bad));
 		else
 			vt_skip("ibv_post_recv on an SRQ QP: it crashes upstream's provider");

@@ -14,11 +14,13 @@
 
 atomic_int vt_failures;
 bool vt_upstream;
+bool vt_upstream_provider;
 char vt_libibverbs[PATH_MAX];
 
 void vt_init(const char *name)
 {
 	const char *build = getenv("OPENVERBS_BUILD_ROOT");
+	const char *plugins = getenv("VM_PLUGINS");
 	char ours[PATH_MAX];
 	Dl_info info;
 
@@ -31,8 +33,10 @@ void vt_init(const char *name)
 	vt_upstream = !build || !realpath(build, ours) ||
 		      strncmp(vt_libibverbs, ours, strlen(ours)) != 0 ||
 		      strncmp(vt_libibverbs + strlen(ours), "/libverbs/", 10) != 0;
-	printf("== %s on %s libibverbs (%s)\n", name, vt_upstream ? "upstream's" : "our",
-	       vt_libibverbs);
+	vt_upstream_provider = vt_upstream || plugins;
+	printf("== %s on %s libibverbs (%s)%s%s\n", name, vt_upstream ? "upstream's" : "our",
+	       vt_libibverbs, !vt_upstream && plugins ? ", providers: Debian's plugins " : "",
+	       !vt_upstream && plugins ? plugins : "");
 }
 
 int vt_finish(void)

@@ -23,6 +23,11 @@ extern atomic_int vt_failures;
 /* The libibverbs we run on is upstream's (its path, vt_libibverbs, is
  * under $OPENVERBS_REFERENCE_ROOT or a system directory). */
 extern bool vt_upstream;
+/* The provider driving the devices is upstream's: on upstream's
+ * libibverbs, or on ours in plugin mode (VM_PLUGINS, lib.sh: Debian's
+ * rxe/siw plugins instead of our built-ins).  Provider behaviour (what a
+ * post returns, which states it refuses) follows this, not vt_upstream. */
+extern bool vt_upstream_provider;
 extern char vt_libibverbs[];
 
 /* Prints the test's name and which libibverbs it loaded. */

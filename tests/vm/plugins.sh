@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# "Our core + upstream's provider" (issue 10): Debian's own rxe and siw
+# plugins, of release REL (v44: Debian 12's, the reference; v56: Debian
+# 13's, reference56), drive rxe0 and siw0 on our libibverbs, our built-in
+# rxe and siw off (lib.sh's plugin mode, VM_PLUGINS=REL).  Several checks
+# per guest boot:
+#     plugins.sh REL rxe [C-TEST...]   upstream's ibv_devices/ibv_devinfo
+#         identical to upstream alone (devinfo.sh), ibv_{rc,uc,ud,srq}_pingpong
+#         (pingpong.sh), then each C test on ours (their upstream runs are
+#         the ordinary vm tests'; a test that removes rxe0 goes last)
+#     plugins.sh REL rxe --v56-qp-ex PROG [C-TEST...]   also v56-qp-ex.c, on
+#         our core and on upstream's v44 core, both with the REL plugins
+#     plugins.sh REL siw [C-TEST...]   the C tests, then upstream's
+#         rdmacm-utils over siw0 on our librdmacm (rdmacm-utils.sh siw ours:
+#         rping, ucmatose, rdma_server/rdma_client, cmtime)
+# Every run's loader log shows the libibverbs and the plugin files it
+# loaded, and fails unless they are the intended ones (lib.sh check_loaded).
+here=$(dirname "$0")
+export VM_PLUGINS=$1
+. "$here/lib.sh"
+part=$2
+shift 2
+
+failed=()
+step() {
+    local label=$1
+    shift
+    heading "[$VM_PLUGINS plugins] $label"
+    "$@" || failed+=("$label")
+}
+
+heading "plugin mode $VM_PLUGINS: OPENVERBS_DISABLE_PROVIDERS=rxe,siw, RDMAV_DRIVERS on ours = $(use_plugins ours && echo "$RDMAV_DRIVERS")"
+case $part in
+    rxe)
+        step "ibv_devices/ibv_devinfo identical to upstream alone" bash "$here/devinfo.sh"
+        for type in rc uc ud srq; do
+            step "ibv_${type}_pingpong" bash "$here/pingpong.sh" "$type"
+        done ;;
+    siw) ;;
+    *) fail "usage: plugins.sh v44|v56 rxe|siw [C-TEST...]" ;;
+esac
+if [ "${1:-}" = --v56-qp-ex ]; then
+    step "${2##*/}: upstream's v44 core with the $VM_PLUGINS plugins" \
+        env VM_REFERENCE_PLUGINS="$VM_PLUGINS" bash -c '. "$1/lib.sh" && run_on reference "$2"' _ "$here" "$2"
+    step "${2##*/}: our core with the $VM_PLUGINS plugins" run_on ours "$2"
+    shift 2
+fi
+for prog in "$@"; do
+    step "${prog##*/} on our core" run_on ours "$prog"
+done
+if [ "$part" = siw ]; then
+    step "siw0 through rdma_cm, upstream's rdmacm-utils" bash "$here/rdmacm-utils.sh" siw ours
+fi
+
+heading "[$VM_PLUGINS plugins] summary"
+[ ${#failed[@]} = 0 ] || fail "${#failed[@]} step(s) failed: $(IFS=,; echo "${failed[*]}")"
+echo "ok: every step passed with the $VM_PLUGINS plugins on our core"
