@@ -33,6 +33,11 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 
 #include "driver.h"
 
+/* Reads the file at path into buf without its trailing newline,
+ * NUL-terminated only when it fits (ibv_read_sysfs_file's contract);
+ * returns the length, or -1 with errno set. */
+int verbs_read_attribute(const char *path, char *buf, size_t size);
+
 /* Reads "<sysfs>/<fmt...>" into buf as a NUL-terminated string without
  * its trailing newline; returns the length or -1 with errno set. */
 int verbs_read_sysfs(char *buf, size_t size, const char *fmt, ...)
