@@ -177,6 +177,17 @@ static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
 	return &verbs_priv(ctx)->ops;
 }
 
+/* Which object an async event's element names: one classification for the
+ * core's events and the IBVERBS_1.0 twins that translate them. */
+enum verbs_event_element {
+	VERBS_ELEMENT_PORT,		/* port number; 0 for device events */
+	VERBS_ELEMENT_CQ,
+	VERBS_ELEMENT_QP,
+	VERBS_ELEMENT_SRQ,
+	VERBS_ELEMENT_WQ,
+};
+enum verbs_event_element verbs_event_element(enum ibv_event_type type);
+
 /* The core's entries in verbs_context (device.c, cq.c, qp.c, srq.c). */
 int verbs_query_port_sized(struct ibv_context *ctx, uint8_t port,
 			   struct ibv_port_attr *attr, size_t attr_len);
