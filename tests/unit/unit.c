@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -20,6 +22,46 @@ int unit_run(Suite *s, enum fork_status fork)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+char unit_root[64];
+
+bool unit_tree_make(const char *template)
+{
+	snprintf(unit_root, sizeof(unit_root), "%s", template);
+	return mkdtemp(unit_root) != NULL;
+}
+
+bool unit_tree_remove(void)
+{
+	char cmd[sizeof(unit_root) + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", unit_root);
+	return system(cmd) == 0;
+}
+
+const char *unit_at(const char *rel)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", unit_root, rel);
+	return path;
+}
+
+void unit_put(const char *rel, const char *value)
+{
+	char path[PATH_MAX], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", unit_root, rel);
+	for (p = path + strlen(unit_root) + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = '\0';
+		mkdir(path, 0755);
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(value, f);
+	fclose(f);
 }
 
 struct fake_kernel fake_kernel;

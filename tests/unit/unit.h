@@ -23,6 +23,19 @@ int unit_run(Suite *s, enum fork_status fork);
 bool unit_dontfork(const void *addr);
 
 /*
+ * A scratch tree for fake sysfs and /dev files: unit_tree_make() creates
+ * unit_root from a mkdtemp template, unit_tree_remove() deletes it (false
+ * if it could not); paths are relative to it.
+ */
+extern char unit_root[64];
+bool unit_tree_make(const char *template);
+bool unit_tree_remove(void);
+/* Writes value to rel, creating its directories. */
+void unit_put(const char *rel, const char *value);
+/* rel's full path, valid until the next call. */
+const char *unit_at(const char *rel);
+
+/*
  * A fake kernel driver behind verbs_sys, answering legacy write()
  * commands.  Its memory is a memfd that is also the context's command fd,
  * so a provider's mmap() of a queue the kernel announced lands on the
