@@ -28,28 +28,6 @@ static void rm(const char *rel)
 	ck_assert_int_eq(unlink(path), 0);
 }
 
-/* A uverbs device in sysfs, with its /dev node if dev_node. */
-static void add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node)
-{
-	char rel[128], line[80];
-
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
-	snprintf(line, sizeof(line), "%s\n", ibdev);
-	unit_put(rel, line);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
-	unit_put(rel, abi);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
-	unit_put(rel, "231:192\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
-	unit_put(rel, "1: CA\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
-	unit_put(rel, "0002:c903:0010:ab12\n");
-	if (dev_node) {
-		snprintf(rel, sizeof(rel), "dev/%s", cdev);
-		unit_put(rel, "");
-	}
-}
-
 /* ------------------------------------------------------------------ */
 /* Providers for the fake devices: contexts without a kernel           */
 
@@ -135,12 +113,12 @@ static void setup(void)
 {
 	verbs_netlink_scanner = no_netlink;
 	with_async_fd = true;
-	add_device("uverbs0", "fake0", "1\n", true);
-	add_device("uverbs1", "mod0", "1\n", true);
+	unit_add_device("uverbs0", "fake0", "1\n", true);
+	unit_add_device("uverbs1", "mod0", "1\n", true);
 	unit_put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
-	add_device("uverbs2", "other0", "1\n", true);	/* no provider */
-	add_device("uverbs3", "fake9", "7\n", true);		/* ABI out of range */
-	add_device("uverbs4", "fake1", "1\n", false);	/* no /dev node */
+	unit_add_device("uverbs2", "other0", "1\n", true);	/* no provider */
+	unit_add_device("uverbs3", "fake9", "7\n", true);		/* ABI out of range */
+	unit_add_device("uverbs4", "fake1", "1\n", false);	/* no /dev node */
 }
 
 static void teardown(void)
@@ -329,7 +307,7 @@ START_TEST(rescan_does_not_reread_modalias)
 	struct ibv_device **list;
 	struct ibv_device *mod5;
 
-	add_device("uverbs5", "mod5", "1\n", true);
+	unit_add_device("uverbs5", "mod5", "1\n", true);
 	unit_put("sys/class/infiniband/mod5/device/modalias", "pci:v000015B3d00001017\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "mod5"));
@@ -389,7 +367,7 @@ START_TEST(unmatched_device_is_not_probed_again)
 {
 	struct ibv_device **list;
 
-	add_device("uverbs6", "plain0", "1\n", true);
+	unit_add_device("uverbs6", "plain0", "1\n", true);
 	unit_put("sys/class/infiniband/plain0/device/modalias", "pci:v00008086d00001572\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plain0"));

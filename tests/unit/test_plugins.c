@@ -802,25 +802,6 @@ END_TEST
 #if PLUGIN_LOADER
 static char dev_dir[96];
 
-/* A uverbs device in sysfs with its /dev node. */
-static void add_device(const char *cdev, const char *ibdev, const char *abi)
-{
-	char rel[128], line[80];
-
-	unit_put("sys/class/infiniband_verbs/abi_version", "6\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
-	snprintf(line, sizeof(line), "%s\n", ibdev);
-	unit_put(rel, line);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
-	unit_put(rel, abi);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
-	unit_put(rel, "231:192\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
-	unit_put(rel, "1: CA\n");
-	snprintf(rel, sizeof(rel), "dev/%s", cdev);
-	unit_put(rel, "");
-}
-
 static int no_netlink(struct verbs_list_node *found)
 {
 	(void)found;
@@ -857,6 +838,7 @@ static void fake_tree(void)
 
 	snprintf(env, sizeof(env), "rm -rf '%s/sys' '%s/dev'", unit_root, unit_root);
 	ck_assert_int_eq(system(env), 0);
+	unit_put("sys/class/infiniband_verbs/abi_version", "6\n");
 
 	snprintf(env, sizeof(env), "%s/sys", unit_root);
 	setenv("SYSFS_PATH", env, 1);
@@ -883,7 +865,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	char path[PATH_MAX];
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	ck_assert_ptr_null(fake_plugin());
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(list);
@@ -901,7 +883,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	ck_assert_int_eq(dev->transport_type, IBV_TRANSPORT_IB);
 	ck_assert_int_eq(plugin_int(handle, "fake_plugin_abi"), 1);
 	/* Listed again: no second load, the same device. */
-	add_device("uverbs1", "lonely0", "1\n");
+	unit_add_device("uverbs1", "lonely0", "1\n", true);
 	again = ibv_get_device_list(NULL);
 	ck_assert_ptr_eq(find(again, "plug0"), dev);
 	ck_assert_ptr_null(find(again, "lonely0"));
@@ -921,7 +903,7 @@ START_TEST(plugin_context_through_the_core)
 	void *handle;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
 	ctx = ibv_open_device(find(list, "plug0"));
@@ -951,7 +933,7 @@ START_TEST(no_unclaimed_device_loads_nothing)
 	struct ibv_device *dev;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
 	list = ibv_get_device_list(NULL);
 	dev = find(list, "plug0");
@@ -968,7 +950,7 @@ START_TEST(loading_is_tried_once_per_process)
 	struct ibv_device **list;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	setenv("RDMAV_DRIVERS", "/nonexistent/first", 1);
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plug0"));
@@ -991,7 +973,7 @@ START_TEST(release_from_the_real_file_name)
 	char cmd[PATH_MAX * 2];
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	snprintf(cmd, sizeof(cmd), "cp '%s-rdmav34.so' '%s/libfake.so.1.25.56.1' && "
 		 "ln -sf libfake.so.1.25.56.1 '%s/libv56-rdmav34.so'",
 		 FAKE_PLUGIN_PREFIX, unit_root, unit_root);
@@ -1015,7 +997,7 @@ static void stderr_of_failed_load(char *out, size_t size)
 	ssize_t n;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	setenv("RDMAV_DRIVERS", "/nonexistent/plugin", 1);
 	fd = open(unit_at("stderr"), O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
@@ -1080,7 +1062,7 @@ START_TEST(import_through_the_bridge)
 	int fd;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	unit_put("sys/class/infiniband_verbs/uverbs0/dev", "1:3\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
@@ -1107,7 +1089,7 @@ START_TEST(ibv_drivers_when_rdmav_drivers_unset)
 	struct ibv_device **list;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	unsetenv("RDMAV_DRIVERS");
 	setenv("IBV_DRIVERS", FAKE_PLUGIN_PREFIX, 1);
 	list = ibv_get_device_list(NULL);

@@ -64,6 +64,28 @@ void unit_put(const char *rel, const char *value)
 	fclose(f);
 }
 
+/* A uverbs device in sysfs, with its /dev node if dev_node. */
+void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node)
+{
+	char rel[128], line[80];
+
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
+	snprintf(line, sizeof(line), "%s\n", ibdev);
+	unit_put(rel, line);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
+	unit_put(rel, abi);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
+	unit_put(rel, "231:192\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
+	unit_put(rel, "1: CA\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
+	unit_put(rel, "0002:c903:0010:ab12\n");
+	if (dev_node) {
+		snprintf(rel, sizeof(rel), "dev/%s", cdev);
+		unit_put(rel, "");
+	}
+}
+
 struct fake_kernel fake_kernel;
 
 struct fake_cmd fake_cmd_parse(const void *buf, size_t len)

@@ -34,6 +34,9 @@ bool unit_tree_remove(void);
 void unit_put(const char *rel, const char *value);
 /* rel's full path, valid until the next call. */
 const char *unit_at(const char *rel);
+/* A uverbs device in the tree's sys/class (an InfiniBand CA), with its
+ * dev/ node if dev_node. */
+void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node);
 
 /*
  * A fake kernel driver behind verbs_sys, answering legacy write()
