@@ -18,8 +18,6 @@
 #include "internal.h"
 #include "unit.h"
 
-static char dev_dir[96];
-
 static void rm(const char *rel)
 {
 	char path[PATH_MAX];
@@ -123,12 +121,9 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX];
-
 	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", unit_root, unit_root);
-	ck_assert_int_eq(system(cmd), 0);
-	mkdir(dev_dir, 0755);
+	unit_tree_clear_devices();
+	mkdir(verbs_dev_dir, 0755);
 }
 
 static struct ibv_device *find(struct ibv_device **list, const char *name)
@@ -495,7 +490,7 @@ START_TEST(import_needs_a_char_device)
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_device(-1));
 	ck_assert_int_eq(errno, EBADF);
-	snprintf(path, sizeof(path), "%s/uverbs1", dev_dir);
+	snprintf(path, sizeof(path), "%s/uverbs1", verbs_dev_dir);
 	close(fd);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	ck_assert_ptr_null(ibv_import_device(fd));
@@ -669,17 +664,13 @@ END_TEST
 
 int main(void)
 {
-	char env[128];
 	Suite *s = suite_create("discovery");
 	TCase *list = tcase_create("list"), *verbs = tcase_create("verbs");
 	int status;
 
 	if (!unit_tree_make("/tmp/ov-disc-XXXXXX"))
 		return EXIT_FAILURE;
-	snprintf(env, sizeof(env), "%s/sys", unit_root);
-	setenv("SYSFS_PATH", env, 1);
-	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", unit_root);
-	verbs_dev_dir = dev_dir;
+	unit_tree_serve_devices();
 
 	tcase_add_checked_fixture(list, setup, teardown);
 	tcase_add_checked_fixture(verbs, setup, teardown);

@@ -800,8 +800,6 @@ END_TEST
 /* A real plugin, loaded for a device of a fake sysfs tree             */
 
 #if PLUGIN_LOADER
-static char dev_dir[96];
-
 static int no_netlink(struct verbs_list_node *found)
 {
 	(void)found;
@@ -834,16 +832,9 @@ VERBS_PROVIDER(builtin);
 /* Each test its own tree: files outlive the forked test processes. */
 static void fake_tree(void)
 {
-	char env[PATH_MAX];
-
-	snprintf(env, sizeof(env), "rm -rf '%s/sys' '%s/dev'", unit_root, unit_root);
-	ck_assert_int_eq(system(env), 0);
+	unit_tree_clear_devices();
 	unit_put("sys/class/infiniband_verbs/abi_version", "6\n");
-
-	snprintf(env, sizeof(env), "%s/sys", unit_root);
-	setenv("SYSFS_PATH", env, 1);
-	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", unit_root);
-	verbs_dev_dir = dev_dir;
+	unit_tree_serve_devices();
 	verbs_netlink_scanner = no_netlink;
 	no_loading();
 	setenv("RDMAV_DRIVERS", "/nonexistent/first:" FAKE_PLUGIN_PREFIX, 1);

@@ -40,6 +40,23 @@ bool unit_tree_remove(void)
 	return system(cmd) == 0;
 }
 
+void unit_tree_serve_devices(void)
+{
+	static char dev_dir[sizeof(unit_root) + 4];
+
+	setenv("SYSFS_PATH", unit_at("sys"), 1);
+	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", unit_root);
+	verbs_dev_dir = dev_dir;
+}
+
+void unit_tree_clear_devices(void)
+{
+	char cmd[2 * sizeof(unit_root) + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", unit_root, unit_root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
 const char *unit_at(const char *rel)
 {
 	static char path[PATH_MAX];

@@ -34,6 +34,11 @@ bool unit_tree_remove(void);
 void unit_put(const char *rel, const char *value);
 /* rel's full path, valid until the next call. */
 const char *unit_at(const char *rel);
+/* Points the core's discovery at the tree: sysfs is sys/ (SYSFS_PATH),
+ * the device nodes are in dev/. */
+void unit_tree_serve_devices(void);
+/* Removes sys/ and dev/ with every device in them. */
+void unit_tree_clear_devices(void);
 /* A uverbs device in the tree's sys/class (an InfiniBand CA), with its
  * dev/ node if dev_node. */
 void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node);
