@@ -484,13 +484,10 @@ END_TEST
 
 static void *ack_wq_event_later(void *arg)
 {
-	struct ibv_wq *wq = arg;
+	struct ibv_async_event event = { .element.wq = arg, .event_type = IBV_EVENT_WQ_FATAL };
 
 	usleep(50000);
-	pthread_mutex_lock(&wq->mutex);
-	wq->events_completed++;
-	pthread_cond_signal(&wq->cond);
-	pthread_mutex_unlock(&wq->mutex);
+	ibv_ack_async_event(&event);
 	return NULL;
 }
 
