@@ -319,6 +319,14 @@ int vcmd_query_device(struct ibv_context *ctx, bool try_ex,
 /* The fields of r its response_length covers; a's others are left alone. */
 void vcmd_device_attr_from_kern(struct ibv_device_attr_ex *a,
 				const struct ib_uverbs_ex_query_device_resp *r);
+/* What the kernel says of an MR it made or knows. */
+struct vcmd_mr_keys {
+	uint32_t handle, lkey, rkey;
+};
+/* Fills mr's public part and kind; addr is where the application sees its
+ * first byte (NULL where it has none mapped). */
+void vcmd_init_mr(struct verbs_mr *mr, struct ibv_pd *pd, void *addr, size_t length,
+		  struct vcmd_mr_keys keys, enum verbs_mr_kind kind);
 /* Only lkey and rkey of mr are updated; iova is the new hca_va. */
 int vcmd_rereg_mr(struct verbs_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 		  size_t length, uint64_t iova, int access, const struct verbs_udata *udata);

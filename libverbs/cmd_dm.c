@@ -27,22 +27,32 @@ int verbs_cmd_advise_mr(struct ibv_pd *pd, uint32_t advice, uint32_t flags,
 	return vcmd_ioctl_only(pd->context, VCMD_ADVISE_MR, &c);
 }
 
+/* Runs a creation with the provider's attributes appended; the new
+ * object's handle lands in *handle. */
+static int create_linked(struct ibv_context *ctx, enum vcmd_method method, struct vioctl *c,
+			 const struct vioctl_chain *link, struct ib_uverbs_attr *new_handle,
+			 uint32_t *handle)
+{
+	int ret;
+
+	vioctl_link(c, link);
+	ret = vcmd_ioctl_only(ctx, method, c);
+	if (!ret)
+		*handle = vioctl_result(new_handle);
+	return ret;
+}
+
 int verbs_cmd_alloc_dm(struct ibv_context *ctx, uint64_t length, uint32_t log_align,
 		       uint32_t *handle, const struct vioctl_chain *link)
 {
 	struct ib_uverbs_attr *new_handle;
 	struct vioctl c;
-	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_DM, UVERBS_METHOD_DM_ALLOC);
 	new_handle = vioctl_new(&c, UVERBS_ATTR_ALLOC_DM_HANDLE);
 	vioctl_in_u64(&c, UVERBS_ATTR_ALLOC_DM_LENGTH, length);
 	vioctl_in_u32(&c, UVERBS_ATTR_ALLOC_DM_ALIGNMENT, log_align);
-	vioctl_link(&c, link);
-	ret = vcmd_ioctl_only(ctx, VCMD_DM, &c);
-	if (!ret)
-		*handle = vioctl_result(new_handle);
-	return ret;
+	return create_linked(ctx, VCMD_DM, &c, link, new_handle, handle);
 }
 
 int verbs_cmd_free_dm(struct ibv_context *ctx, uint32_t handle)
@@ -78,14 +88,8 @@ int verbs_cmd_reg_dm_mr(struct ibv_pd *pd, uint32_t dm_handle, uint64_t offset,
 	ret = vcmd_ioctl_only(pd->context, VCMD_DM, &c);
 	if (ret)
 		return ret;
-	mr->ibv_mr.context = pd->context;
-	mr->ibv_mr.pd = pd;
-	mr->ibv_mr.addr = NULL;
-	mr->ibv_mr.length = length;
-	mr->ibv_mr.handle = vioctl_result(handle);
-	mr->ibv_mr.lkey = lkey;
-	mr->ibv_mr.rkey = rkey;
-	mr->kind = VERBS_MR_USER;
+	vcmd_init_mr(mr, pd, NULL, length,
+		     (struct vcmd_mr_keys){ vioctl_result(handle), lkey, rkey }, VERBS_MR_USER);
 	return 0;
 }
 
@@ -94,15 +98,10 @@ int verbs_cmd_create_counters(struct ibv_context *ctx, uint32_t *handle,
 {
 	struct ib_uverbs_attr *new_handle;
 	struct vioctl c;
-	int ret;
 
 	vioctl_init(&c, UVERBS_OBJECT_COUNTERS, UVERBS_METHOD_COUNTERS_CREATE);
 	new_handle = vioctl_new(&c, UVERBS_ATTR_CREATE_COUNTERS_HANDLE);
-	vioctl_link(&c, link);
-	ret = vcmd_ioctl_only(ctx, VCMD_COUNTERS, &c);
-	if (!ret)
-		*handle = vioctl_result(new_handle);
-	return ret;
+	return create_linked(ctx, VCMD_COUNTERS, &c, link, new_handle, handle);
 }
 
 int verbs_cmd_destroy_counters(struct ibv_context *ctx, uint32_t handle)

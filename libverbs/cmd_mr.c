@@ -57,6 +57,19 @@ int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle)
 	return ret == EPROTONOSUPPORT ? 0 : ret;
 }
 
+void vcmd_init_mr(struct verbs_mr *mr, struct ibv_pd *pd, void *addr, size_t length,
+		  struct vcmd_mr_keys keys, enum verbs_mr_kind kind)
+{
+	mr->ibv_mr.context = pd->context;
+	mr->ibv_mr.pd = pd;
+	mr->ibv_mr.addr = addr;
+	mr->ibv_mr.length = length;
+	mr->ibv_mr.handle = keys.handle;
+	mr->ibv_mr.lkey = keys.lkey;
+	mr->ibv_mr.rkey = keys.rkey;
+	mr->kind = kind;
+}
+
 int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		     uint64_t iova, int access, struct verbs_mr *mr,
 		     const struct verbs_udata *udata)
@@ -75,15 +88,9 @@ int verbs_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			 &resp, sizeof(resp), udata);
 	if (ret)
 		return ret;
-	mr->ibv_mr.context = pd->context;
-	mr->ibv_mr.pd = pd;
-	mr->ibv_mr.addr = addr;
-	mr->ibv_mr.length = length;
-	mr->ibv_mr.handle = resp.mr_handle;
-	mr->ibv_mr.lkey = resp.lkey;
-	mr->ibv_mr.rkey = resp.rkey;
+	vcmd_init_mr(mr, pd, addr, length,
+		     (struct vcmd_mr_keys){ resp.mr_handle, resp.lkey, resp.rkey }, VERBS_MR_USER);
 	mr->access = access;
-	mr->kind = VERBS_MR_USER;
 	return 0;
 }
 
@@ -152,14 +159,8 @@ int verbs_cmd_query_mr(struct ibv_pd *pd, uint32_t handle, struct verbs_mr *mr)
 	ret = vcmd_ioctl_only(pd->context, VCMD_QUERY_MR, &c);
 	if (ret)
 		return ret;
-	mr->ibv_mr.context = pd->context;
-	mr->ibv_mr.pd = pd;
-	mr->ibv_mr.addr = NULL;
-	mr->ibv_mr.length = length;
-	mr->ibv_mr.handle = handle;
-	mr->ibv_mr.lkey = lkey;
-	mr->ibv_mr.rkey = rkey;
-	mr->kind = VERBS_MR_IMPORTED;
+	vcmd_init_mr(mr, pd, NULL, length, (struct vcmd_mr_keys){ handle, lkey, rkey },
+		     VERBS_MR_IMPORTED);
 	return 0;
 }
 
@@ -185,15 +186,9 @@ int verbs_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
 	ret = vcmd_ioctl_only(pd->context, VCMD_REG_DMABUF_MR, &c);
 	if (ret)
 		return ret;
-	mr->ibv_mr.context = pd->context;
-	mr->ibv_mr.pd = pd;
-	mr->ibv_mr.addr = (void *)(uintptr_t)offset;
-	mr->ibv_mr.length = length;
-	mr->ibv_mr.handle = vioctl_result(handle);
-	mr->ibv_mr.lkey = lkey;
-	mr->ibv_mr.rkey = rkey;
+	vcmd_init_mr(mr, pd, (void *)(uintptr_t)offset, length,
+		     (struct vcmd_mr_keys){ vioctl_result(handle), lkey, rkey }, VERBS_MR_DMABUF);
 	mr->access = access;
-	mr->kind = VERBS_MR_DMABUF;
 	return 0;
 }
 

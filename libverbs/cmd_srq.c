@@ -6,9 +6,13 @@
 
 #include "cmd.h"
 
+/* The SRQ the kernel made; attr learns the capacities it granted. */
 static void init_srq(struct ibv_srq *srq, struct ibv_context *ctx,
-		     const struct ibv_srq_init_attr_ex *attr, uint32_t handle)
+		     struct ibv_srq_init_attr_ex *attr, uint32_t handle,
+		     uint32_t max_wr, uint32_t max_sge)
 {
+	attr->attr.max_wr = max_wr;
+	attr->attr.max_sge = max_sge;
 	srq->context = ctx;
 	srq->srq_context = attr->srq_context;
 	srq->pd = attr->pd;
@@ -77,9 +81,7 @@ static int create_srq_ioctl(struct ibv_context *ctx, struct ibv_srq *srq,
 	ret = vioctl_exec(ctx, &c);
 	if (ret)
 		return ret;
-	attr->attr.max_wr = max_wr;
-	attr->attr.max_sge = max_sge;
-	init_srq(srq, ctx, attr, vioctl_result(handle));
+	init_srq(srq, ctx, attr, vioctl_result(handle), max_wr, max_sge);
 	return 0;
 }
 
@@ -108,10 +110,8 @@ static int create_xsrq_write(struct ibv_context *ctx, struct ibv_srq *srq,
 			 &resp, sizeof(resp), udata);
 	if (ret)
 		return ret;
-	attr->attr.max_wr = resp.max_wr;
-	attr->attr.max_sge = resp.max_sge;
 	*srq_num = resp.srqn;
-	init_srq(srq, ctx, attr, resp.srq_handle);
+	init_srq(srq, ctx, attr, resp.srq_handle, resp.max_wr, resp.max_sge);
 	return 0;
 }
 
@@ -144,9 +144,7 @@ static int create_srq(struct ibv_context *ctx, struct ibv_srq *srq,
 			 &resp, sizeof(resp), udata);
 	if (ret)
 		return ret;
-	attr->attr.max_wr = resp.max_wr;
-	attr->attr.max_sge = resp.max_sge;
-	init_srq(srq, ctx, attr, resp.srq_handle);
+	init_srq(srq, ctx, attr, resp.srq_handle, resp.max_wr, resp.max_sge);
 	return 0;
 }
 

@@ -349,6 +349,30 @@ int ibv_close_device(struct ibv_context *context)
 /* ------------------------------------------------------------------ */
 /* Asynchronous events                                                 */
 
+enum verbs_event_element verbs_event_element(enum ibv_event_type type)
+{
+	switch (type) {
+	case IBV_EVENT_CQ_ERR:
+		return VERBS_ELEMENT_CQ;
+	case IBV_EVENT_QP_FATAL:
+	case IBV_EVENT_QP_REQ_ERR:
+	case IBV_EVENT_QP_ACCESS_ERR:
+	case IBV_EVENT_COMM_EST:
+	case IBV_EVENT_SQ_DRAINED:
+	case IBV_EVENT_PATH_MIG:
+	case IBV_EVENT_PATH_MIG_ERR:
+	case IBV_EVENT_QP_LAST_WQE_REACHED:
+		return VERBS_ELEMENT_QP;
+	case IBV_EVENT_SRQ_ERR:
+	case IBV_EVENT_SRQ_LIMIT_REACHED:
+		return VERBS_ELEMENT_SRQ;
+	case IBV_EVENT_WQ_FATAL:
+		return VERBS_ELEMENT_WQ;
+	default:
+		return VERBS_ELEMENT_PORT;
+	}
+}
+
 int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	struct ib_uverbs_async_event_desc desc;
@@ -365,30 +389,22 @@ int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *eve
 	}
 	vcmd_mark_defined(&desc, sizeof(desc));
 	event->event_type = desc.event_type;
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (verbs_event_element(event->event_type)) {
+	case VERBS_ELEMENT_CQ:
 		event->element.cq = (void *)(uintptr_t)desc.element;
 		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case VERBS_ELEMENT_QP:
 		event->element.qp = (void *)(uintptr_t)desc.element;
 		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case VERBS_ELEMENT_SRQ:
 		event->element.srq = (void *)(uintptr_t)desc.element;
 		break;
-	case IBV_EVENT_WQ_FATAL:
+	case VERBS_ELEMENT_WQ:
 		event->element.wq = (void *)(uintptr_t)desc.element;
 		break;
-	default:
-		/* Port and device events (DEVICE_FATAL comes with port 0
-		 * when the device is unplugged). */
+	case VERBS_ELEMENT_PORT:
+		/* DEVICE_FATAL comes with port 0 when the device is
+		 * unplugged. */
 		event->element.port_num = desc.element;
 		break;
 	}
@@ -406,28 +422,20 @@ int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *eve
 
 void ibv_ack_async_event(struct ibv_async_event *event)
 {
-	switch (event->event_type) {
-	case IBV_EVENT_CQ_ERR:
+	switch (verbs_event_element(event->event_type)) {
+	case VERBS_ELEMENT_CQ:
 		ACK_EVENT(event->element.cq, async_events_completed);
 		break;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
+	case VERBS_ELEMENT_QP:
 		ACK_EVENT(event->element.qp, events_completed);
 		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
+	case VERBS_ELEMENT_SRQ:
 		ACK_EVENT(event->element.srq, events_completed);
 		break;
-	case IBV_EVENT_WQ_FATAL:
+	case VERBS_ELEMENT_WQ:
 		ACK_EVENT(event->element.wq, events_completed);
 		break;
-	default:
+	case VERBS_ELEMENT_PORT:
 		break;
 	}
 }

@@ -33,6 +33,11 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
 
 #include "driver.h"
 
+/* Reads the file at path into buf without its trailing newline,
+ * NUL-terminated only when it fits (ibv_read_sysfs_file's contract);
+ * returns the length, or -1 with errno set. */
+int verbs_read_attribute(const char *path, char *buf, size_t size);
+
 /* Reads "<sysfs>/<fmt...>" into buf as a NUL-terminated string without
  * its trailing newline; returns the length or -1 with errno set. */
 int verbs_read_sysfs(char *buf, size_t size, const char *fmt, ...)
@@ -171,6 +176,17 @@ static inline const struct verbs_ops *verbs_ops(struct ibv_context *ctx)
 {
 	return &verbs_priv(ctx)->ops;
 }
+
+/* Which object an async event's element names: one classification for the
+ * core's events and the IBVERBS_1.0 twins that translate them. */
+enum verbs_event_element {
+	VERBS_ELEMENT_PORT,		/* port number; 0 for device events */
+	VERBS_ELEMENT_CQ,
+	VERBS_ELEMENT_QP,
+	VERBS_ELEMENT_SRQ,
+	VERBS_ELEMENT_WQ,
+};
+enum verbs_event_element verbs_event_element(enum ibv_event_type type);
 
 /* The core's entries in verbs_context (device.c, cq.c, qp.c, srq.c). */
 int verbs_query_port_sized(struct ibv_context *ctx, uint8_t port,

@@ -39,9 +39,7 @@ const char *ibv_get_sysfs_path(void)
 	return sysfs_path;
 }
 
-/* The value without its trailing newline, NUL-terminated only when it
- * fits (ibv_read_sysfs_file's contract); the length, or -1 with errno. */
-static int read_attribute(const char *path, char *buf, size_t size)
+int verbs_read_attribute(const char *path, char *buf, size_t size)
 {
 	ssize_t len;
 	int fd;
@@ -68,7 +66,7 @@ int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t siz
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return read_attribute(path, buf, size);
+	return verbs_read_attribute(path, buf, size);
 }
 
 int verbs_read_sysfs(char *buf, size_t size, const char *fmt, ...)
@@ -86,7 +84,7 @@ int verbs_read_sysfs(char *buf, size_t size, const char *fmt, ...)
 		return -1;
 	}
 	/* Internal callers always get a terminated string. */
-	len = read_attribute(path, buf, size - 1);
+	len = verbs_read_attribute(path, buf, size - 1);
 	if (len >= 0)
 		buf[len] = '\0';
 	return len;

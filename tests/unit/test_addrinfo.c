@@ -421,23 +421,12 @@ END_TEST
 
 START_TEST(event_channel_needs_a_device)
 {
-	char root[] = "/tmp/unit-addrinfo.XXXXXX", path[128];
-	const char *const dirs[] = { "class", "class/misc", "class/misc/rdma_cm" };
 	struct rdma_event_channel *channel;
-	FILE *f;
 
 	/* A sysfs that offers rdma_cm: only the device check can refuse. */
-	ck_assert_ptr_nonnull(mkdtemp(root));
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
-		ck_assert_int_eq(mkdir(path, 0700), 0);
-	}
-	snprintf(path, sizeof(path), "%s/class/misc/rdma_cm/abi_version", root);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("4\n", f);
-	fclose(f);
-	setenv("SYSFS_PATH", root, 1);
+	ck_assert(unit_tree_make("/tmp/unit-addrinfo.XXXXXX"));
+	unit_put("class/misc/rdma_cm/abi_version", "4\n");
+	setenv("SYSFS_PATH", unit_root, 1);
 
 	/* Upstream's answer with rdma_cm loaded and no device (measured in
 	 * the guest after deleting rxe0 and siw0). */
@@ -455,12 +444,7 @@ START_TEST(event_channel_needs_a_device)
 	else
 		ck_assert_int_ne(errno, ENODEV);
 
-	unlink(path);
-	for (size_t i = sizeof(dirs) / sizeof(dirs[0]); i-- > 0;) {
-		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
-		rmdir(path);
-	}
-	rmdir(root);
+	ck_assert(unit_tree_remove());
 }
 END_TEST
 

@@ -1043,54 +1043,29 @@ START_TEST(create_cq_ex_unknown_comp_mask)
 }
 END_TEST
 
-static const char *in_dir(const char *dir, const char *name)
-{
-	static char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return path;
-}
-
-static void put_file(const char *dir, const char *name, const char *text)
-{
-	FILE *f = fopen(in_dir(dir, name), "w");
-
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* A P_Key table the device cannot read past its first entry: the error
  * of that read is the error of the search. */
 START_TEST(get_pkey_index_keeps_the_real_errno)
 {
-	static const char *const dirs[] = { "ports", "ports/1", "ports/1/pkeys" };
-	char dir[] = "/tmp/openverbs-pkeys-XXXXXX";
 	struct ibv_context *ctx = new_ctx("write");
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	for (int i = 0; i < 3; i++)
-		ck_assert_int_eq(mkdir(in_dir(dir, dirs[i]), 0700), 0);
-	put_file(dir, "ports/1/pkeys/0", "0xffff\n");
-	put_file(dir, "ports/1/pkeys/1", "not a key\n");
-	snprintf(dev.device.ibdev_path, sizeof(dev.device.ibdev_path), "%s", dir);
+	ck_assert(unit_tree_make("/tmp/openverbs-pkeys-XXXXXX"));
+	unit_put("ports/1/pkeys/0", "0xffff\n");
+	unit_put("ports/1/pkeys/1", "not a key\n");
+	snprintf(dev.device.ibdev_path, sizeof(dev.device.ibdev_path), "%s", unit_root);
 
 	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0xffff)), 0);
 	errno = 0;
 	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	put_file(dir, "ports/1/pkeys/1", "0x8001\n");
+	unit_put("ports/1/pkeys/1", "0x8001\n");
 	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x8001)), 1);
 	/* Past the end of the table: no such P_Key. */
 	errno = 0;
 	ck_assert_int_eq(ibv_get_pkey_index(ctx, 1, htobe16(0x1234)), -1);
 	ck_assert_int_eq(errno, ENOENT);
 
-	unlink(in_dir(dir, "ports/1/pkeys/0"));
-	unlink(in_dir(dir, "ports/1/pkeys/1"));
-	for (int i = 2; i >= 0; i--)
-		rmdir(in_dir(dir, dirs[i]));
-	rmdir(dir);
+	ck_assert(unit_tree_remove());
 	dev.device.ibdev_path[0] = '\0';
 	free_ctx(ctx);
 }

@@ -439,23 +439,38 @@ START_TEST(cq_events_name_the_wrapper)
 }
 END_TEST
 
-static struct ibv_cq_1_0 *make_cq(struct ibv_context_1_0 *ctx)
-{
-	struct ibv_cq_1_0 *cq = ibv_create_cq_1_0(ctx, 10, NULL, (void *)0x77, 3);
+/* A 1.0 context with a PD and a CQ: what the QP tests stand on. */
+struct rig {
+	struct ibv_context_1_0 *ctx;
+	struct ibv_pd_1_0 *pd;
+	struct ibv_cq_1_0 *cq;
+};
 
-	ck_assert_ptr_nonnull(cq);
-	return cq;
+static struct rig rig_open(void)
+{
+	struct rig r = { .ctx = open_1_0() };
+
+	r.pd = ibv_alloc_pd_1_0(r.ctx);
+	ck_assert_ptr_nonnull(r.pd);
+	r.cq = ibv_create_cq_1_0(r.ctx, 10, NULL, (void *)0x77, 3);
+	ck_assert_ptr_nonnull(r.cq);
+	return r;
+}
+
+static void rig_close(const struct rig *r)
+{
+	ck_assert_int_eq(ibv_destroy_cq_1_0(r->cq), 0);
+	ck_assert_int_eq(ibv_dealloc_pd_1_0(r->pd), 0);
+	close_1_0(r->ctx);
 }
 
 START_TEST(qp_converts_its_init_attr_both_ways)
 {
-	struct ibv_context_1_0 *ctx = open_1_0();
-	struct ibv_pd_1_0 *pd = ibv_alloc_pd_1_0(ctx);
-	struct ibv_cq_1_0 *cq = make_cq(ctx);
+	struct rig r = rig_open();
 	struct ibv_srq_init_attr srq_attr = { .srq_context = (void *)0x5e };
-	struct ibv_srq_1_0 *srq = ibv_create_srq_1_0(pd, &srq_attr);
+	struct ibv_srq_1_0 *srq = ibv_create_srq_1_0(r.pd, &srq_attr);
 	struct ibv_qp_init_attr_1_0 attr = {
-		.qp_context = (void *)0xabc, .send_cq = cq, .recv_cq = cq,
+		.qp_context = (void *)0xabc, .send_cq = r.cq, .recv_cq = r.cq,
 		.srq = _i ? srq : NULL,
 		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1 },
 		.qp_type = IBV_QPT_RC, .sq_sig_all = 1,
@@ -467,7 +482,7 @@ START_TEST(qp_converts_its_init_attr_both_ways)
 	ck_assert_ptr_nonnull(srq);
 	ck_assert_ptr_eq(srq->srq_context, (void *)0x5e);
 	ck_assert_ptr_eq(real_srq.srq_context, srq);
-	qp = ibv_create_qp_1_0(pd, &attr);
+	qp = ibv_create_qp_1_0(r.pd, &attr);
 	ck_assert_ptr_nonnull(qp);
 	ck_assert_ptr_eq(create_qp_got.send_cq, &real_cq);
 	ck_assert_ptr_eq(create_qp_got.recv_cq, &real_cq);
@@ -477,9 +492,9 @@ START_TEST(qp_converts_its_init_attr_both_ways)
 	ck_assert_int_eq(create_qp_got.sq_sig_all, 1);
 	ck_assert_uint_eq(attr.cap.max_send_wr, 31);	/* the grant comes back */
 	ck_assert_uint_eq(attr.cap.max_inline_data, 64);
-	ck_assert_ptr_eq(qp->context, ctx);
-	ck_assert_ptr_eq(qp->pd, pd);
-	ck_assert_ptr_eq(qp->send_cq, cq);
+	ck_assert_ptr_eq(qp->context, r.ctx);
+	ck_assert_ptr_eq(qp->pd, r.pd);
+	ck_assert_ptr_eq(qp->send_cq, r.cq);
 	ck_assert_ptr_eq(qp->srq, attr.srq);
 	ck_assert_ptr_eq(qp->qp_context, (void *)0xabc);
 	ck_assert_uint_eq(qp->qp_num, 0x1234);
@@ -491,8 +506,8 @@ START_TEST(qp_converts_its_init_attr_both_ways)
 	ck_assert_int_eq(ibv_query_qp_1_0(qp, &qattr, IBV_QP_STATE, &init), 0);
 	ck_assert_int_eq(qattr.qp_state, IBV_QPS_RTS);
 	ck_assert_ptr_eq(init.qp_context, (void *)0xabc);
-	ck_assert_ptr_eq(init.send_cq, cq);
-	ck_assert_ptr_eq(init.recv_cq, cq);
+	ck_assert_ptr_eq(init.send_cq, r.cq);
+	ck_assert_ptr_eq(init.recv_cq, r.cq);
 	ck_assert_ptr_eq(init.srq, attr.srq);
 	ck_assert_uint_eq(init.cap.max_send_wr, 31);
 	ck_assert_int_eq(init.qp_type, IBV_QPT_RC);
@@ -500,9 +515,7 @@ START_TEST(qp_converts_its_init_attr_both_ways)
 
 	ck_assert_int_eq(ibv_destroy_qp_1_0(qp), 0);
 	ck_assert_int_eq(ibv_destroy_srq_1_0(srq), 0);
-	ck_assert_int_eq(ibv_destroy_cq_1_0(cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd_1_0(pd), 0);
-	close_1_0(ctx);
+	rig_close(&r);
 }
 END_TEST
 
@@ -519,22 +532,20 @@ START_TEST(async_events_map_to_wrappers_and_back)
 		{ IBV_EVENT_SRQ_ERR, 3 }, { IBV_EVENT_SRQ_LIMIT_REACHED, 3 },
 		{ IBV_EVENT_PORT_ACTIVE, 0 }, { IBV_EVENT_LID_CHANGE, 0 },
 	};
-	struct ibv_context_1_0 *ctx = open_1_0();
-	struct ibv_pd_1_0 *pd = ibv_alloc_pd_1_0(ctx);
-	struct ibv_cq_1_0 *cq = make_cq(ctx);
+	struct rig r = rig_open();
 	struct ibv_srq_init_attr srq_attr = { 0 };
-	struct ibv_srq_1_0 *srq = ibv_create_srq_1_0(pd, &srq_attr);
-	struct ibv_qp_init_attr_1_0 attr = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC };
-	struct ibv_qp_1_0 *qp = ibv_create_qp_1_0(pd, &attr);
+	struct ibv_srq_1_0 *srq = ibv_create_srq_1_0(r.pd, &srq_attr);
+	struct ibv_qp_init_attr_1_0 attr = { .send_cq = r.cq, .recv_cq = r.cq, .qp_type = IBV_QPT_RC };
+	struct ibv_qp_1_0 *qp = ibv_create_qp_1_0(r.pd, &attr);
 
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		void *reals[] = { (void *)(uintptr_t)1, &real_cq, &real_qp, &real_srq };
-		void *wrappers[] = { (void *)(uintptr_t)1, cq, qp, srq };
+		void *wrappers[] = { (void *)(uintptr_t)1, r.cq, qp, srq };
 		struct ibv_async_event ev;
 
 		next_event.event_type = events[i].type;
 		next_event.element.cq = reals[events[i].kind];
-		ck_assert_int_eq(ibv_get_async_event_1_0(ctx, &ev), 0);
+		ck_assert_int_eq(ibv_get_async_event_1_0(r.ctx, &ev), 0);
 		ck_assert_int_eq(ev.event_type, events[i].type);
 		ck_assert_ptr_eq(ev.element.cq, wrappers[events[i].kind]);
 		memset(&acked, 0, sizeof(acked));
@@ -544,31 +555,25 @@ START_TEST(async_events_map_to_wrappers_and_back)
 	}
 	ck_assert_int_eq(ibv_destroy_qp_1_0(qp), 0);
 	ck_assert_int_eq(ibv_destroy_srq_1_0(srq), 0);
-	ck_assert_int_eq(ibv_destroy_cq_1_0(cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd_1_0(pd), 0);
-	close_1_0(ctx);
+	rig_close(&r);
 }
 END_TEST
 
 enum { CHAIN = COMPAT_1_0_WR_BATCH + 4 };	/* more than one batch */
 
-static struct ibv_qp_1_0 *make_qp(struct ibv_context_1_0 *ctx, struct ibv_pd_1_0 *pd,
-				  struct ibv_cq_1_0 *cq, enum ibv_qp_type type)
+static struct ibv_qp_1_0 *make_qp(const struct rig *r, enum ibv_qp_type type)
 {
-	struct ibv_qp_init_attr_1_0 attr = { .send_cq = cq, .recv_cq = cq, .qp_type = type };
-	struct ibv_qp_1_0 *qp = ibv_create_qp_1_0(pd, &attr);
+	struct ibv_qp_init_attr_1_0 attr = { .send_cq = r->cq, .recv_cq = r->cq, .qp_type = type };
+	struct ibv_qp_1_0 *qp = ibv_create_qp_1_0(r->pd, &attr);
 
-	(void)ctx;
 	ck_assert_ptr_nonnull(qp);
 	return qp;
 }
 
 START_TEST(send_requests_keep_order_and_fields)
 {
-	struct ibv_context_1_0 *ctx = open_1_0();
-	struct ibv_pd_1_0 *pd = ibv_alloc_pd_1_0(ctx);
-	struct ibv_cq_1_0 *cq = make_cq(ctx);
-	struct ibv_qp_1_0 *qp = make_qp(ctx, pd, cq, IBV_QPT_RC);
+	struct rig r = rig_open();
+	struct ibv_qp_1_0 *qp = make_qp(&r, IBV_QPT_RC);
 	struct ibv_sge sge = { .addr = 0x1000, .length = 8, .lkey = 0x11 };
 	struct ibv_send_wr_1_0 wrs[CHAIN], *bad = NULL;
 
@@ -606,28 +611,24 @@ START_TEST(send_requests_keep_order_and_fields)
 	ck_assert_ptr_eq(bad, &wrs[3]);
 
 	ck_assert_int_eq(ibv_destroy_qp_1_0(qp), 0);
-	ck_assert_int_eq(ibv_destroy_cq_1_0(cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd_1_0(pd), 0);
-	close_1_0(ctx);
+	rig_close(&r);
 }
 END_TEST
 
 START_TEST(ud_sends_carry_the_real_ah)
 {
-	struct ibv_context_1_0 *ctx = open_1_0();
-	struct ibv_pd_1_0 *pd = ibv_alloc_pd_1_0(ctx);
-	struct ibv_cq_1_0 *cq = make_cq(ctx);
-	struct ibv_qp_1_0 *qp = make_qp(ctx, pd, cq, IBV_QPT_UD);
+	struct rig r = rig_open();
+	struct ibv_qp_1_0 *qp = make_qp(&r, IBV_QPT_UD);
 	struct ibv_ah_attr ah_attr = { .dlid = 5, .port_num = 1 };
-	struct ibv_ah_1_0 *ah = ibv_create_ah_1_0(pd, &ah_attr);
+	struct ibv_ah_1_0 *ah = ibv_create_ah_1_0(r.pd, &ah_attr);
 	struct ibv_send_wr_1_0 wr = {
 		.wr_id = 1, .opcode = IBV_WR_SEND,
 		.wr.ud = { .ah = ah, .remote_qpn = 0x99, .remote_qkey = 0x11111111 },
 	}, *bad;
 
 	ck_assert_ptr_nonnull(ah);
-	ck_assert_ptr_eq(ah->context, ctx);
-	ck_assert_ptr_eq(ah->pd, pd);
+	ck_assert_ptr_eq(ah->context, r.ctx);
+	ck_assert_ptr_eq(ah->pd, r.pd);
 	ck_assert_ptr_eq(ah->real_ah, &real_ah);
 	ck_assert_int_eq(qp->context->ops.post_send(qp, &wr, &bad), 0);
 	ck_assert_int_eq(nseen, 1);
@@ -638,20 +639,16 @@ START_TEST(ud_sends_carry_the_real_ah)
 
 	ck_assert_int_eq(ibv_destroy_ah_1_0(ah), 0);
 	ck_assert_int_eq(ibv_destroy_qp_1_0(qp), 0);
-	ck_assert_int_eq(ibv_destroy_cq_1_0(cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd_1_0(pd), 0);
-	close_1_0(ctx);
+	rig_close(&r);
 }
 END_TEST
 
 START_TEST(receive_requests_reach_qp_and_srq)
 {
-	struct ibv_context_1_0 *ctx = open_1_0();
-	struct ibv_pd_1_0 *pd = ibv_alloc_pd_1_0(ctx);
-	struct ibv_cq_1_0 *cq = make_cq(ctx);
-	struct ibv_qp_1_0 *qp = make_qp(ctx, pd, cq, IBV_QPT_RC);
+	struct rig r = rig_open();
+	struct ibv_qp_1_0 *qp = make_qp(&r, IBV_QPT_RC);
 	struct ibv_srq_init_attr srq_attr = { 0 };
-	struct ibv_srq_1_0 *srq = ibv_create_srq_1_0(pd, &srq_attr);
+	struct ibv_srq_1_0 *srq = ibv_create_srq_1_0(r.pd, &srq_attr);
 	struct ibv_sge sge = { .addr = 0x1000, .length = 8, .lkey = 0x11 };
 	struct ibv_recv_wr_1_0 wrs[CHAIN], *bad = NULL;
 
@@ -684,34 +681,28 @@ START_TEST(receive_requests_reach_qp_and_srq)
 
 	ck_assert_int_eq(ibv_destroy_srq_1_0(srq), 0);
 	ck_assert_int_eq(ibv_destroy_qp_1_0(qp), 0);
-	ck_assert_int_eq(ibv_destroy_cq_1_0(cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd_1_0(pd), 0);
-	close_1_0(ctx);
+	rig_close(&r);
 }
 END_TEST
 
 START_TEST(failed_creates_leave_nothing)
 {
-	struct ibv_context_1_0 *ctx = open_1_0();
-	struct ibv_pd_1_0 *pd = ibv_alloc_pd_1_0(ctx);
-	struct ibv_cq_1_0 *cq = make_cq(ctx);
-	struct ibv_qp_init_attr_1_0 qp_attr = { .send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC };
+	struct rig r = rig_open();
+	struct ibv_qp_init_attr_1_0 qp_attr = { .send_cq = r.cq, .recv_cq = r.cq, .qp_type = IBV_QPT_RC };
 	struct ibv_srq_init_attr srq_attr = { 0 };
 	struct ibv_ah_attr ah_attr = { .dlid = 5 };
 
 	fail_create = true;
-	ck_assert_ptr_null(ibv_alloc_pd_1_0(ctx));
-	ck_assert_ptr_null(ibv_reg_mr_1_0(pd, (void *)0x1000, 4096, IBV_ACCESS_LOCAL_WRITE));
-	ck_assert_ptr_null(ibv_create_cq_1_0(ctx, 10, NULL, (void *)0x77, 3));
-	ck_assert_ptr_null(ibv_create_srq_1_0(pd, &srq_attr));
-	ck_assert_ptr_null(ibv_create_qp_1_0(pd, &qp_attr));
-	ck_assert_ptr_null(ibv_create_ah_1_0(pd, &ah_attr));
+	ck_assert_ptr_null(ibv_alloc_pd_1_0(r.ctx));
+	ck_assert_ptr_null(ibv_reg_mr_1_0(r.pd, (void *)0x1000, 4096, IBV_ACCESS_LOCAL_WRITE));
+	ck_assert_ptr_null(ibv_create_cq_1_0(r.ctx, 10, NULL, (void *)0x77, 3));
+	ck_assert_ptr_null(ibv_create_srq_1_0(r.pd, &srq_attr));
+	ck_assert_ptr_null(ibv_create_qp_1_0(r.pd, &qp_attr));
+	ck_assert_ptr_null(ibv_create_ah_1_0(r.pd, &ah_attr));
 	ck_assert_int_eq(errno, EINVAL);
 	fail_create = false;
 
-	ck_assert_int_eq(ibv_destroy_cq_1_0(cq), 0);
-	ck_assert_int_eq(ibv_dealloc_pd_1_0(pd), 0);
-	close_1_0(ctx);
+	rig_close(&r);
 }
 END_TEST
 

@@ -18,52 +18,12 @@
 #include "internal.h"
 #include "unit.h"
 
-static char root[64], dev_dir[96];
-
-static void put(const char *rel, const char *value)
-{
-	char path[PATH_MAX], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); *p++ = '/') {
-		*p = '\0';
-		mkdir(path, 0755);
-	}
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(value, f);
-	fclose(f);
-}
-
 static void rm(const char *rel)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	snprintf(path, sizeof(path), "%s/%s", unit_root, rel);
 	ck_assert_int_eq(unlink(path), 0);
-}
-
-/* A uverbs device in sysfs, with its /dev node if dev_node. */
-static void add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node)
-{
-	char rel[128], line[80];
-
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
-	snprintf(line, sizeof(line), "%s\n", ibdev);
-	put(rel, line);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
-	put(rel, abi);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
-	put(rel, "231:192\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
-	put(rel, "1: CA\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
-	put(rel, "0002:c903:0010:ab12\n");
-	if (dev_node) {
-		snprintf(rel, sizeof(rel), "dev/%s", cdev);
-		put(rel, "");
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -151,22 +111,19 @@ static void setup(void)
 {
 	verbs_netlink_scanner = no_netlink;
 	with_async_fd = true;
-	add_device("uverbs0", "fake0", "1\n", true);
-	add_device("uverbs1", "mod0", "1\n", true);
-	put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
-	add_device("uverbs2", "other0", "1\n", true);	/* no provider */
-	add_device("uverbs3", "fake9", "7\n", true);		/* ABI out of range */
-	add_device("uverbs4", "fake1", "1\n", false);	/* no /dev node */
+	unit_add_device("uverbs0", "fake0", "1\n", true);
+	unit_add_device("uverbs1", "mod0", "1\n", true);
+	unit_put("sys/class/infiniband/mod0/device/modalias", "pci:v000015B3d00001017sv000015B3sd00000006bc02sc00i00\n");
+	unit_add_device("uverbs2", "other0", "1\n", true);	/* no provider */
+	unit_add_device("uverbs3", "fake9", "7\n", true);		/* ABI out of range */
+	unit_add_device("uverbs4", "fake1", "1\n", false);	/* no /dev node */
 }
 
 static void teardown(void)
 {
-	char cmd[PATH_MAX];
-
 	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", root, root);
-	ck_assert_int_eq(system(cmd), 0);
-	mkdir(dev_dir, 0755);
+	unit_tree_clear_devices();
+	mkdir(verbs_dev_dir, 0755);
 }
 
 static struct ibv_device *find(struct ibv_device **list, const char *name)
@@ -215,9 +172,9 @@ START_TEST(device_fields_from_sysfs)
 	ck_assert_ptr_nonnull(d);
 	ck_assert_str_eq(ibv_get_device_name(d), "fake0");
 	ck_assert_str_eq(d->dev_name, "uverbs0");
-	snprintf(path, sizeof(path), "%s/sys/class/infiniband_verbs/uverbs0", root);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband_verbs/uverbs0", unit_root);
 	ck_assert_str_eq(d->dev_path, path);
-	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", root);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", unit_root);
 	ck_assert_str_eq(d->ibdev_path, path);
 	ck_assert_int_eq(d->node_type, IBV_NODE_CA);
 	ck_assert_int_eq(d->transport_type, IBV_TRANSPORT_IB);
@@ -237,7 +194,7 @@ START_TEST(device_record_from_sysfs)
 
 	ck_assert_str_eq(r->sysfs_name, "uverbs0");
 	ck_assert_str_eq(r->ibdev_name, "fake0");
-	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", root);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/fake0", unit_root);
 	ck_assert_str_eq(r->ibdev_path, path);
 	ck_assert_uint_eq(r->sysfs_cdev, makedev(231, 192));
 	ck_assert_int_eq(r->node_type, IBV_NODE_CA);
@@ -310,8 +267,8 @@ START_TEST(no_rdma_in_the_kernel_is_enosys)
 {
 	char from[PATH_MAX], to[PATH_MAX];
 
-	snprintf(from, sizeof(from), "%s/sys/class/infiniband_verbs", root);
-	snprintf(to, sizeof(to), "%s/sys/class/gone", root);
+	snprintf(from, sizeof(from), "%s/sys/class/infiniband_verbs", unit_root);
+	snprintf(to, sizeof(to), "%s/sys/class/gone", unit_root);
 	ck_assert_int_eq(rename(from, to), 0);
 	errno = 0;
 	ck_assert_ptr_null(ibv_get_device_list(NULL));
@@ -345,14 +302,14 @@ START_TEST(rescan_does_not_reread_modalias)
 	struct ibv_device **list;
 	struct ibv_device *mod5;
 
-	add_device("uverbs5", "mod5", "1\n", true);
-	put("sys/class/infiniband/mod5/device/modalias", "pci:v000015B3d00001017\n");
+	unit_add_device("uverbs5", "mod5", "1\n", true);
+	unit_put("sys/class/infiniband/mod5/device/modalias", "pci:v000015B3d00001017\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "mod5"));
 	/* No list holds it now: only the cache keeps it. */
 	ibv_free_device_list(list);
 	/* A modalias no provider wants: a re-read would drop the device. */
-	put("sys/class/infiniband/mod5/device/modalias", "pci:v00008086d00001572\n");
+	unit_put("sys/class/infiniband/mod5/device/modalias", "pci:v00008086d00001572\n");
 	list = ibv_get_device_list(NULL);
 	mod5 = find(list, "mod5");
 	ck_assert_ptr_nonnull(mod5);
@@ -371,8 +328,8 @@ START_TEST(reappearing_device_is_a_new_object)
 	rm("dev/uverbs0");
 	b = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(b, "fake0"));
-	put("sys/class/infiniband_verbs/uverbs0/dev", "231:200\n");
-	put("dev/uverbs0", "");
+	unit_put("sys/class/infiniband_verbs/uverbs0/dev", "231:200\n");
+	unit_put("dev/uverbs0", "");
 	c = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(c, "fake0"));
 	ck_assert_ptr_ne(find(c, "fake0"), fake0);
@@ -391,7 +348,7 @@ START_TEST(changed_identity_is_a_new_object)
 	struct ibv_device **a = ibv_get_device_list(NULL), **b;
 	struct ibv_device *fake0 = find(a, "fake0");
 
-	put("sys/class/infiniband_verbs/uverbs0/dev", "231:201\n");
+	unit_put("sys/class/infiniband_verbs/uverbs0/dev", "231:201\n");
 	b = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(b, "fake0"));
 	ck_assert_ptr_ne(find(b, "fake0"), fake0);
@@ -405,18 +362,18 @@ START_TEST(unmatched_device_is_not_probed_again)
 {
 	struct ibv_device **list;
 
-	add_device("uverbs6", "plain0", "1\n", true);
-	put("sys/class/infiniband/plain0/device/modalias", "pci:v00008086d00001572\n");
+	unit_add_device("uverbs6", "plain0", "1\n", true);
+	unit_put("sys/class/infiniband/plain0/device/modalias", "pci:v00008086d00001572\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plain0"));
 	ibv_free_device_list(list);
 	/* A provider would now match, but the device was already judged. */
-	put("sys/class/infiniband/plain0/device/modalias", "pci:v000015B3d00001017\n");
+	unit_put("sys/class/infiniband/plain0/device/modalias", "pci:v000015B3d00001017\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plain0"));
 	ibv_free_device_list(list);
 	/* Re-created, it is probed afresh. */
-	put("sys/class/infiniband_verbs/uverbs6/dev", "231:206\n");
+	unit_put("sys/class/infiniband_verbs/uverbs6/dev", "231:206\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plain0"));
 	ck_assert_ptr_eq(provider(find(list, "plain0")), &by_alias);
@@ -533,7 +490,7 @@ START_TEST(import_needs_a_char_device)
 	errno = 0;
 	ck_assert_ptr_null(ibv_import_device(-1));
 	ck_assert_int_eq(errno, EBADF);
-	snprintf(path, sizeof(path), "%s/uverbs1", dev_dir);
+	snprintf(path, sizeof(path), "%s/uverbs1", verbs_dev_dir);
 	close(fd);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	ck_assert_ptr_null(ibv_import_device(fd));
@@ -570,9 +527,9 @@ START_TEST(gids_from_sysfs)
 	struct ibv_gid_entry e;
 	union ibv_gid gid;
 
-	put("sys/class/infiniband/fake0/ports/1/gids/0", "fe80:0000:0000:0000:0002:c903:0010:ab12\n");
-	put("sys/class/infiniband/fake0/ports/1/gid_attrs/types/0", "RoCE v2\n");
-	put("sys/class/infiniband/fake0/ports/1/gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");
+	unit_put("sys/class/infiniband/fake0/ports/1/gids/0", "fe80:0000:0000:0000:0002:c903:0010:ab12\n");
+	unit_put("sys/class/infiniband/fake0/ports/1/gid_attrs/types/0", "RoCE v2\n");
+	unit_put("sys/class/infiniband/fake0/ports/1/gids/1", "0000:0000:0000:0000:0000:0000:0000:0000\n");
 	ctx = open_fake0(&list);
 	/* The fake /dev node refuses the ioctl GID query: sysfs answers. */
 	ck_assert_int_eq(ibv_query_gid(ctx, 1, 0, &gid), 0);
@@ -602,8 +559,8 @@ START_TEST(pkeys_from_sysfs)
 	struct ibv_context *ctx;
 	__be16 pkey;
 
-	put("sys/class/infiniband/fake0/ports/1/pkeys/0", "0xffff\n");
-	put("sys/class/infiniband/fake0/ports/1/pkeys/1", "0x8001\n");
+	unit_put("sys/class/infiniband/fake0/ports/1/pkeys/0", "0xffff\n");
+	unit_put("sys/class/infiniband/fake0/ports/1/pkeys/1", "0x8001\n");
 	ctx = open_fake0(&list);
 	ck_assert_int_eq(ibv_query_pkey(ctx, 1, 1, &pkey), 0);
 	ck_assert_uint_eq(be16toh(pkey), 0x8001);
@@ -707,18 +664,13 @@ END_TEST
 
 int main(void)
 {
-	char env[128];
 	Suite *s = suite_create("discovery");
 	TCase *list = tcase_create("list"), *verbs = tcase_create("verbs");
 	int status;
 
-	snprintf(root, sizeof(root), "/tmp/ov-disc-XXXXXX");
-	if (!mkdtemp(root))
+	if (!unit_tree_make("/tmp/ov-disc-XXXXXX"))
 		return EXIT_FAILURE;
-	snprintf(env, sizeof(env), "%s/sys", root);
-	setenv("SYSFS_PATH", env, 1);
-	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", root);
-	verbs_dev_dir = dev_dir;
+	unit_tree_serve_devices();
 
 	tcase_add_checked_fixture(list, setup, teardown);
 	tcase_add_checked_fixture(verbs, setup, teardown);
@@ -748,8 +700,7 @@ int main(void)
 	suite_add_tcase(s, list);
 	suite_add_tcase(s, verbs);
 	status = unit_run(s, CK_FORK_GETENV);
-	snprintf(env, sizeof(env), "rm -rf '%s'", root);
-	if (system(env) != 0)
+	if (!unit_tree_remove())
 		status = EXIT_FAILURE;
 	return status;
 }

@@ -12,48 +12,8 @@
 #include "compat/plugins/commands.h"
 #include "compat/plugins/plugins.h"
 #include "fake_uverbs.h"
+#include "provider_buf.h"
 #include "unit.h"
-
-/* A driver-namespace attribute of a provider's own. */
-enum { DRIVER_ATTR = UVERBS_ATTR_UHW_OUT + 1 };
-
-/* ------------------------------------------------------------------ */
-/* Provider command buffers, as upstream's inline code builds them     */
-
-struct provider_buf {
-	struct ibv_command_buffer head;
-	struct ib_uverbs_attr slots[6];
-};
-
-static void buf_init(struct provider_buf *b, uint16_t object, uint16_t method)
-{
-	memset(b, 0, sizeof(*b));
-	b->head.next_attr = b->head.hdr.attrs;
-	b->head.last_attr = b->head.hdr.attrs + 6;
-	b->head.uhw_in_idx = IBV_CMD_NO_UHW;
-	b->head.uhw_out_idx = IBV_CMD_NO_UHW;
-	b->head.hdr.object_id = object;
-	b->head.hdr.method_id = method;
-}
-
-static struct ib_uverbs_attr *buf_add(struct provider_buf *b, uint16_t id, uint16_t len,
-				      uint64_t data)
-{
-	struct ib_uverbs_attr *a = b->head.next_attr++;
-
-	a->attr_id = id;
-	a->len = len;
-	a->flags = UVERBS_ATTR_F_MANDATORY;
-	a->data = data;
-	return a;
-}
-
-/* The driver's input by pointer, as upstream's UHW fill leaves it. */
-static void buf_uhw_in(struct provider_buf *b, const void *data, uint16_t len)
-{
-	b->head.uhw_in_idx = b->head.next_attr - b->head.hdr.attrs;
-	buf_add(b, UVERBS_ATTR_UHW_IN, len, (uintptr_t)data);
-}
 
 /* ------------------------------------------------------------------ */
 /* Kernels                                                             */
@@ -647,23 +607,31 @@ START_TEST(create_qp_ex_checks)
 }
 END_TEST
 
-START_TEST(xrc_qp_gets_its_domain)
+/* An XRC receive QP in xrcd (handle 0x44), over ioctl. */
+static void create_xrc_qp(struct ibv_context *ctx, struct verbs_xrcd *xrcd, struct verbs_qp *qp)
 {
-	struct ibv_context *ctx = new_ctx("ioctl");
-	struct verbs_xrcd xrcd = { .xrcd = { .context = ctx }, .handle = 0x44 };
 	struct ibv_qp_init_attr_ex attr = {
 		.qp_type = IBV_QPT_XRC_RECV,
 		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
-		.xrcd = &xrcd.xrcd,
+		.xrcd = &xrcd->xrcd,
 	};
 	struct ibv_create_qp cmd;
 	struct ib_uverbs_create_qp_resp resp;
+
+	*xrcd = (struct verbs_xrcd){ .xrcd = { .context = ctx }, .handle = 0x44 };
+	kernel_ioctl = ioctl_kernel;
+	ck_assert_int_eq(ibv_cmd_create_qp_ex(ctx, qp, &attr, &cmd, sizeof(cmd), &resp,
+					      sizeof(resp)), 0);
+}
+
+START_TEST(xrc_qp_gets_its_domain)
+{
+	struct ibv_context *ctx = new_ctx("ioctl");
+	struct verbs_xrcd xrcd;
 	struct verbs_qp qp;
 
 	memset(&qp, 0, sizeof(qp));
-	kernel_ioctl = ioctl_kernel;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ctx, &qp, &attr, &cmd, sizeof(cmd), &resp,
-					      sizeof(resp)), 0);
+	create_xrc_qp(ctx, &xrcd, &qp);
 	expect_attr(&calls[0], 1, UVERBS_ATTR_CREATE_QP_XRCD_HANDLE, 0, 0x44);
 	/* This context is no plugin's: the v44 offsets. */
 	ck_assert_uint_eq(qp.comp_mask, VERBS_QP_XRCD);
@@ -692,23 +660,14 @@ struct v56_verbs_qp {
 START_TEST(xrc_qp_of_a_v56_plugin)
 {
 	struct ibv_context *ctx = new_ctx("ioctl");
-	struct verbs_xrcd xrcd = { .xrcd = { .context = ctx }, .handle = 0x44 };
-	struct ibv_qp_init_attr_ex attr = {
-		.qp_type = IBV_QPT_XRC_RECV,
-		.comp_mask = IBV_QP_INIT_ATTR_XRCD,
-		.xrcd = &xrcd.xrcd,
-	};
-	struct ibv_create_qp cmd;
-	struct ib_uverbs_create_qp_resp resp;
+	struct verbs_xrcd xrcd;
 	struct v56_verbs_qp qp;
 
 	memset(&qp, 0, sizeof(qp));
 	/* Never looked into: the release comes from the wrapper. */
 	verbs_priv(ctx)->plugin = (struct verbs_plugin_context *)&plugin_release;
 	plugin_release = 56;
-	kernel_ioctl = ioctl_kernel;
-	ck_assert_int_eq(ibv_cmd_create_qp_ex(ctx, (struct verbs_qp *)&qp, &attr, &cmd,
-					      sizeof(cmd), &resp, sizeof(resp)), 0);
+	create_xrc_qp(ctx, &xrcd, (struct verbs_qp *)&qp);
 	ck_assert_uint_eq(qp.comp_mask, VERBS_QP_XRCD);
 	ck_assert_ptr_eq(qp.xrcd, &xrcd);
 	/* What a v44 core would take for them: the end of v56's wr_flush. */

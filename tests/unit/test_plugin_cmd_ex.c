@@ -17,10 +17,8 @@
 
 #include "compat/plugins/commands.h"
 #include "fake_uverbs.h"
+#include "provider_buf.h"
 #include "unit.h"
-
-/* A driver-namespace attribute of a provider's own. */
-enum { DRIVER_ATTR = UVERBS_ATTR_UHW_OUT + 1 };
 
 /* ------------------------------------------------------------------ */
 /* The ioctl kernel                                                    */
@@ -108,24 +106,11 @@ static const struct ib_uverbs_ex_cmd_hdr *ex_hdr(const struct call *c)
 	return (const void *)(c->raw + sizeof(struct ib_uverbs_cmd_hdr));
 }
 
-/* A provider's command buffer with room for two attributes. */
-struct provider_link {
-	struct ibv_command_buffer head;
-	struct ib_uverbs_attr slots[2];
-};
-
 /* One mandatory DRIVER_ATTR, which a write() could not carry. */
-static void link_init(struct provider_link *l, uint16_t object, uint16_t method)
+static void link_init(struct provider_buf *l, uint16_t object, uint16_t method)
 {
-	memset(l, 0, sizeof(*l));
-	l->head.uhw_in_idx = IBV_CMD_NO_UHW;
-	l->head.uhw_out_idx = IBV_CMD_NO_UHW;
-	l->head.hdr.object_id = object;
-	l->head.hdr.method_id = method;
-	l->head.next_attr = l->head.hdr.attrs + 1;
-	l->head.last_attr = l->head.hdr.attrs + 2;
-	l->slots[0] = (struct ib_uverbs_attr){ .attr_id = DRIVER_ATTR,
-					       .flags = UVERBS_ATTR_F_MANDATORY };
+	buf_init(l, object, method);
+	buf_add(l, DRIVER_ATTR, 0, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -499,13 +484,10 @@ END_TEST
 
 static void *ack_wq_event_later(void *arg)
 {
-	struct ibv_wq *wq = arg;
+	struct ibv_async_event event = { .element.wq = arg, .event_type = IBV_EVENT_WQ_FATAL };
 
 	usleep(50000);
-	pthread_mutex_lock(&wq->mutex);
-	wq->events_completed++;
-	pthread_cond_signal(&wq->cond);
-	pthread_mutex_unlock(&wq->mutex);
+	ibv_ack_async_event(&event);
 	return NULL;
 }
 
@@ -778,7 +760,7 @@ START_TEST(flow_action_esp_lifecycle)
 						 .comp_mask = IBV_FLOW_ACTION_ESP_MASK_ESN,
 						 .esn = 9 };
 	struct verbs_flow_action action = {};
-	struct provider_link drv;
+	struct provider_buf drv;
 
 	kernel_ioctl = answering_ioctl;
 	link_init(&drv, UVERBS_OBJECT_FLOW_ACTION, UVERBS_METHOD_FLOW_ACTION_ESP_CREATE);
@@ -813,7 +795,7 @@ START_TEST(counters_lifecycle)
 	struct ibv_context *ctx = new_ctx("ioctl");
 	struct ibv_counters_init_attr init = {};
 	struct verbs_counters counters = {};
-	struct provider_link drv;
+	struct provider_buf drv;
 	uint64_t values[3] = {};
 
 	kernel_ioctl = answering_ioctl;
@@ -997,7 +979,7 @@ START_TEST(create_cq_ex2_links_the_driver_buffer)
 					    .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };
 	struct ibv_create_cq_ex cmd;
 	struct ib_uverbs_ex_create_cq_resp resp;
-	struct provider_link drv;
+	struct provider_buf drv;
 	struct verbs_cq cq = {};
 
 	kernel_ioctl = answering_ioctl;

@@ -18,32 +18,6 @@
 #include "compat/plugins/plugins.h"
 #include "unit.h"
 
-static char root[64];
-
-static void put(const char *rel, const char *value)
-{
-	char path[PATH_MAX], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); *p++ = '/') {
-		*p = '\0';
-		mkdir(path, 0755);
-	}
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(value, f);
-	fclose(f);
-}
-
-static const char *at(const char *rel)
-{
-	static char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	return path;
-}
-
 /* ------------------------------------------------------------------ */
 /* Loader                                                              */
 
@@ -65,7 +39,7 @@ START_TEST(config_lines)
 {
 	struct names names = { "", 0 };
 
-	put("conf/a.driver",
+	unit_put("conf/a.driver",
 	    "# comment\n"
 	    "\n"
 	    "   \t\n"
@@ -76,7 +50,7 @@ START_TEST(config_lines)
 	    "driver\n"
 	    "driver efa trailing words\n"
 	    "driver last");
-	ck_assert_int_eq(verbs_plugin_read_config(at("conf/a.driver"), collect, &names), 0);
+	ck_assert_int_eq(verbs_plugin_read_config(unit_at("conf/a.driver"), collect, &names), 0);
 	ck_assert_str_eq(names.text, "rxe siw efa last");
 }
 END_TEST
@@ -85,7 +59,7 @@ START_TEST(unreadable_config_is_an_error_only)
 {
 	struct names names = { "", 0 };
 
-	ck_assert_int_eq(verbs_plugin_read_config(at("conf/missing"), collect, &names), ENOENT);
+	ck_assert_int_eq(verbs_plugin_read_config(unit_at("conf/missing"), collect, &names), ENOENT);
 	ck_assert_int_eq(names.n, 0);
 }
 END_TEST
@@ -165,7 +139,7 @@ static struct verbs_sysfs_dev *new_sysfs_dev(const char *ibdev, uint32_t driver_
 
 	ck_assert_ptr_nonnull(d);
 	snprintf(d->ibdev_name, sizeof(d->ibdev_name), "%s", ibdev);
-	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s/sys/class/infiniband/%s", root, ibdev);
+	snprintf(d->ibdev_path, sizeof(d->ibdev_path), "%s/sys/class/infiniband/%s", unit_root, ibdev);
 	snprintf(d->sysfs_name, sizeof(d->sysfs_name), "uverbs9");
 	d->driver_id = driver_id;
 	d->abi_ver = abi;
@@ -221,7 +195,7 @@ START_TEST(match_by_pci_modalias_upper_case)
 {
 	struct verbs_sysfs_dev *d = new_sysfs_dev("mlx5_0", 0, 1);
 
-	put("sys/class/infiniband/mlx5_0/device/modalias",
+	unit_put("sys/class/infiniband/mlx5_0/device/modalias",
 	    "pci:v000015B3d0000101Bsv000015B3sd00000007bc02sc00i00\n");
 	ck_assert(verbs_plugin_matches(&pci_ops, d));
 	ck_assert_ptr_eq(d->match, &pci_like[2]);
@@ -229,12 +203,12 @@ START_TEST(match_by_pci_modalias_upper_case)
 	free(d);
 	/* Lower-case hex is not how the kernel writes it: no match. */
 	d = new_sysfs_dev("mlx5_1", 0, 1);
-	put("sys/class/infiniband/mlx5_1/device/modalias",
+	unit_put("sys/class/infiniband/mlx5_1/device/modalias",
 	    "pci:v000015b3d0000101bsv000015B3sd00000007bc02sc00i00\n");
 	ck_assert(!verbs_plugin_matches(&pci_ops, d));
 	free(d);
 	d = new_sysfs_dev("mana_0", 0, 1);
-	put("sys/class/infiniband/mana_0/device/modalias", "vmbus:0123\n");
+	unit_put("sys/class/infiniband/mana_0/device/modalias", "vmbus:0123\n");
 	ck_assert(verbs_plugin_matches(&pci_ops, d));
 	ck_assert_ptr_eq(d->match, &pci_like[3]);
 	free(d);
@@ -363,9 +337,9 @@ static const struct verbs_device_ops by_id = {
 
 static void no_loading(void)
 {
-	mkdir(at("empty.d"), 0755);
+	mkdir(unit_at("empty.d"), 0755);
 #if PLUGIN_LOADER
-	verbs_plugin_confdir = strdup(at("empty.d"));
+	verbs_plugin_confdir = strdup(unit_at("empty.d"));
 #endif
 	unsetenv("RDMAV_DRIVERS");
 	unsetenv("IBV_DRIVERS");
@@ -748,13 +722,13 @@ START_TEST(read_ibdev_sysfs_file)
 	struct verbs_sysfs_dev *d = new_sysfs_dev("rd0", 0, 1);
 	char buf[8];
 
-	put("sys/class/infiniband/rd0/ports/1/state", "4: ACTIVE\n");
-	put("sys/class/infiniband/rd0/node_type", "1: CA");
+	unit_put("sys/class/infiniband/rd0/ports/1/state", "4: ACTIVE\n");
+	unit_put("sys/class/infiniband/rd0/node_type", "1: CA");
 	ck_assert_int_eq(ibv_read_ibdev_sysfs_file(buf, sizeof(buf), d, "ports/%d/state", 1), -1);
 	ck_assert_int_eq(errno, EOVERFLOW);
 	ck_assert_int_eq(ibv_read_ibdev_sysfs_file(buf, sizeof(buf), d, "node_type"), 5);
 	ck_assert_str_eq(buf, "1: CA");
-	put("sys/class/infiniband/rd0/short", "abc\n");
+	unit_put("sys/class/infiniband/rd0/short", "abc\n");
 	ck_assert_int_eq(ibv_read_ibdev_sysfs_file(buf, sizeof(buf), d, "short"), 3);
 	ck_assert_str_eq(buf, "abc");
 	ck_assert_int_eq(ibv_read_ibdev_sysfs_file(buf, sizeof(buf), d, "missing"), -1);
@@ -826,27 +800,6 @@ END_TEST
 /* A real plugin, loaded for a device of a fake sysfs tree             */
 
 #if PLUGIN_LOADER
-static char dev_dir[96];
-
-/* A uverbs device in sysfs with its /dev node. */
-static void add_device(const char *cdev, const char *ibdev, const char *abi)
-{
-	char rel[128], line[80];
-
-	put("sys/class/infiniband_verbs/abi_version", "6\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
-	snprintf(line, sizeof(line), "%s\n", ibdev);
-	put(rel, line);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
-	put(rel, abi);
-	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
-	put(rel, "231:192\n");
-	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
-	put(rel, "1: CA\n");
-	snprintf(rel, sizeof(rel), "dev/%s", cdev);
-	put(rel, "");
-}
-
 static int no_netlink(struct verbs_list_node *found)
 {
 	(void)found;
@@ -879,15 +832,9 @@ VERBS_PROVIDER(builtin);
 /* Each test its own tree: files outlive the forked test processes. */
 static void fake_tree(void)
 {
-	char env[PATH_MAX];
-
-	snprintf(env, sizeof(env), "rm -rf '%s/sys' '%s/dev'", root, root);
-	ck_assert_int_eq(system(env), 0);
-
-	snprintf(env, sizeof(env), "%s/sys", root);
-	setenv("SYSFS_PATH", env, 1);
-	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", root);
-	verbs_dev_dir = dev_dir;
+	unit_tree_clear_devices();
+	unit_put("sys/class/infiniband_verbs/abi_version", "6\n");
+	unit_tree_serve_devices();
 	verbs_netlink_scanner = no_netlink;
 	no_loading();
 	setenv("RDMAV_DRIVERS", "/nonexistent/first:" FAKE_PLUGIN_PREFIX, 1);
@@ -909,7 +856,7 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	char path[PATH_MAX];
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	ck_assert_ptr_null(fake_plugin());
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(list);
@@ -921,13 +868,13 @@ START_TEST(plugin_loaded_once_for_an_unclaimed_device)
 	/* The plugin's own ops pointer, and the fields the core fills. */
 	ck_assert_ptr_eq(verbs_get_device(dev)->ops, dlsym(handle, "fake_plugin_ops"));
 	ck_assert_str_eq(dev->dev_name, "uverbs0");
-	snprintf(path, sizeof(path), "%s/sys/class/infiniband/plug0", root);
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/plug0", unit_root);
 	ck_assert_str_eq(dev->ibdev_path, path);
 	ck_assert_int_eq(dev->node_type, IBV_NODE_CA);
 	ck_assert_int_eq(dev->transport_type, IBV_TRANSPORT_IB);
 	ck_assert_int_eq(plugin_int(handle, "fake_plugin_abi"), 1);
 	/* Listed again: no second load, the same device. */
-	add_device("uverbs1", "lonely0", "1\n");
+	unit_add_device("uverbs1", "lonely0", "1\n", true);
 	again = ibv_get_device_list(NULL);
 	ck_assert_ptr_eq(find(again, "plug0"), dev);
 	ck_assert_ptr_null(find(again, "lonely0"));
@@ -947,7 +894,7 @@ START_TEST(plugin_context_through_the_core)
 	void *handle;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
 	ctx = ibv_open_device(find(list, "plug0"));
@@ -977,7 +924,7 @@ START_TEST(no_unclaimed_device_loads_nothing)
 	struct ibv_device *dev;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	unsetenv("OPENVERBS_DISABLE_PROVIDERS");
 	list = ibv_get_device_list(NULL);
 	dev = find(list, "plug0");
@@ -994,7 +941,7 @@ START_TEST(loading_is_tried_once_per_process)
 	struct ibv_device **list;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	setenv("RDMAV_DRIVERS", "/nonexistent/first", 1);
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_null(find(list, "plug0"));
@@ -1017,12 +964,12 @@ START_TEST(release_from_the_real_file_name)
 	char cmd[PATH_MAX * 2];
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	snprintf(cmd, sizeof(cmd), "cp '%s-rdmav34.so' '%s/libfake.so.1.25.56.1' && "
 		 "ln -sf libfake.so.1.25.56.1 '%s/libv56-rdmav34.so'",
-		 FAKE_PLUGIN_PREFIX, root, root);
+		 FAKE_PLUGIN_PREFIX, unit_root, unit_root);
 	ck_assert_int_eq(system(cmd), 0);
-	setenv("RDMAV_DRIVERS", at("libv56"), 1);
+	setenv("RDMAV_DRIVERS", unit_at("libv56"), 1);
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
 	ctx = ibv_open_device(find(list, "plug0"));
@@ -1041,9 +988,9 @@ static void stderr_of_failed_load(char *out, size_t size)
 	ssize_t n;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	setenv("RDMAV_DRIVERS", "/nonexistent/plugin", 1);
-	fd = open(at("stderr"), O_RDWR | O_CREAT | O_TRUNC, 0600);
+	fd = open(unit_at("stderr"), O_RDWR | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
 	dup2(fd, 2);
 	list = ibv_get_device_list(NULL);
@@ -1106,8 +1053,8 @@ START_TEST(import_through_the_bridge)
 	int fd;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
-	put("sys/class/infiniband_verbs/uverbs0/dev", "1:3\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
+	unit_put("sys/class/infiniband_verbs/uverbs0/dev", "1:3\n");
 	list = ibv_get_device_list(NULL);
 	ck_assert_ptr_nonnull(find(list, "plug0"));
 	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -1133,7 +1080,7 @@ START_TEST(ibv_drivers_when_rdmav_drivers_unset)
 	struct ibv_device **list;
 
 	fake_tree();
-	add_device("uverbs0", "plug0", "1\n");
+	unit_add_device("uverbs0", "plug0", "1\n", true);
 	unsetenv("RDMAV_DRIVERS");
 	setenv("IBV_DRIVERS", FAKE_PLUGIN_PREFIX, 1);
 	list = ibv_get_device_list(NULL);
@@ -1150,11 +1097,9 @@ int main(void)
 	TCase *loader = tcase_create("loader"), *reg = tcase_create("registry");
 	TCase *match = tcase_create("match"), *ctx = tcase_create("context");
 	TCase *helpers = tcase_create("helpers"), *e2e = tcase_create("fake-plugin");
-	char cmd[128];
 	int status;
 
-	snprintf(root, sizeof(root), "/tmp/ov-plug-XXXXXX");
-	if (!mkdtemp(root))
+	if (!unit_tree_make("/tmp/ov-plug-XXXXXX"))
 		return EXIT_FAILURE;
 #if PLUGIN_LOADER
 	tcase_add_test(loader, config_lines);
@@ -1201,8 +1146,7 @@ int main(void)
 	suite_add_tcase(s, e2e);
 	/* Registrations and loaded plugins last for the process. */
 	status = unit_run(s, CK_FORK);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd) != 0)
+	if (!unit_tree_remove())
 		status = EXIT_FAILURE;
 	return status;
 }

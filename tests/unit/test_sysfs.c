@@ -5,29 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "unit.h"
 
-static char root[256];
-
-static void put(const char *rel, const char *value)
-{
-	char path[PATH_MAX];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(value, f);
-	fclose(f);
-}
-
 START_TEST(sysfs_path_from_env_without_trailing_slashes)
 {
-	ck_assert_str_eq(ibv_get_sysfs_path(), root);
+	ck_assert_str_eq(ibv_get_sysfs_path(), unit_root);
 }
 END_TEST
 
@@ -35,7 +20,7 @@ START_TEST(attribute_loses_its_newline)
 {
 	char buf[64];
 
-	put("class/infiniband_verbs/uverbs0/ibdev", "rxe0\n");
+	unit_put("class/infiniband_verbs/uverbs0/ibdev", "rxe0\n");
 	ck_assert_int_eq(verbs_read_sysfs(buf, sizeof(buf), "class/infiniband_verbs/%s/ibdev",
 					  "uverbs0"), 4);
 	ck_assert_str_eq(buf, "rxe0");
@@ -46,7 +31,7 @@ START_TEST(internal_read_always_terminates)
 {
 	char buf[4];
 
-	put("class/infiniband_verbs/uverbs0/abi_version", "123456\n");
+	unit_put("class/infiniband_verbs/uverbs0/abi_version", "123456\n");
 	ck_assert_int_eq(verbs_read_sysfs(buf, sizeof(buf), "class/infiniband_verbs/uverbs0/abi_version"), 3);
 	ck_assert_str_eq(buf, "123");
 }
@@ -56,8 +41,8 @@ START_TEST(public_read_keeps_upstream_contract)
 {
 	char dir[PATH_MAX], buf[8];
 
-	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs/uverbs0", root);
-	put("class/infiniband_verbs/uverbs0/dev", "231:192\n");
+	snprintf(dir, sizeof(dir), "%s/class/infiniband_verbs/uverbs0", unit_root);
+	unit_put("class/infiniband_verbs/uverbs0/dev", "231:192\n");
 	memset(buf, 'x', sizeof(buf));
 	/* The whole buffer is used: no room for a terminator, none written. */
 	ck_assert_int_eq(ibv_read_sysfs_file(dir, "dev", buf, 4), 4);
@@ -74,7 +59,7 @@ START_TEST(missing_attribute_is_enoent)
 	errno = 0;
 	ck_assert_int_eq(verbs_read_sysfs(buf, sizeof(buf), "class/nothing/here"), -1);
 	ck_assert_int_eq(errno, ENOENT);
-	ck_assert_int_eq(ibv_read_sysfs_file(root, "nothing", buf, sizeof(buf)), -1);
+	ck_assert_int_eq(ibv_read_sysfs_file(unit_root, "nothing", buf, sizeof(buf)), -1);
 	ck_assert_int_eq(errno, ENOENT);
 }
 END_TEST
@@ -88,28 +73,21 @@ START_TEST(overlong_path_is_enametoolong)
 	errno = 0;
 	ck_assert_int_eq(verbs_read_sysfs(buf, sizeof(buf), "%s", name), -1);
 	ck_assert_int_eq(errno, ENAMETOOLONG);
-	ck_assert_int_eq(ibv_read_sysfs_file(root, name, buf, sizeof(buf)), -1);
+	ck_assert_int_eq(ibv_read_sysfs_file(unit_root, name, buf, sizeof(buf)), -1);
 	ck_assert_int_eq(errno, ENAMETOOLONG);
 }
 END_TEST
 
 int main(void)
 {
-	char env[PATH_MAX + 8], mk[PATH_MAX + 64];
+	char env[PATH_MAX + 8];
 	Suite *s = suite_create("sysfs");
 	TCase *tc = tcase_create("core");
 	int status;
 
-	snprintf(root, sizeof(root), "/tmp/ov-sysfs-XXXXXX");
-	if (!mkdtemp(root))
+	if (!unit_tree_make("/tmp/ov-sysfs-XXXXXX"))
 		return EXIT_FAILURE;
-	snprintf(mk, sizeof(mk), "%s/class/infiniband_verbs/uverbs0", root);
-	for (char *p = mk + strlen(root) + 1; (p = strchr(p, '/')); *p++ = '/') {
-		*p = '\0';
-		mkdir(mk, 0755);
-	}
-	mkdir(mk, 0755);
-	snprintf(env, sizeof(env), "%s///", root);
+	snprintf(env, sizeof(env), "%s///", unit_root);
 	setenv("SYSFS_PATH", env, 1);
 
 	tcase_add_test(tc, sysfs_path_from_env_without_trailing_slashes);
@@ -120,8 +98,7 @@ int main(void)
 	tcase_add_test(tc, overlong_path_is_enametoolong);
 	suite_add_tcase(s, tc);
 	status = unit_run(s, CK_FORK_GETENV);
-	snprintf(mk, sizeof(mk), "rm -rf '%s'", root);
-	if (system(mk) != 0)
+	if (!unit_tree_remove())
 		status = EXIT_FAILURE;
 	return status;
 }

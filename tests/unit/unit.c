@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -20,6 +22,85 @@ int unit_run(Suite *s, enum fork_status fork)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+char unit_root[64];
+
+bool unit_tree_make(const char *template)
+{
+	snprintf(unit_root, sizeof(unit_root), "%s", template);
+	return mkdtemp(unit_root) != NULL;
+}
+
+bool unit_tree_remove(void)
+{
+	char cmd[sizeof(unit_root) + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", unit_root);
+	return system(cmd) == 0;
+}
+
+void unit_tree_serve_devices(void)
+{
+	static char dev_dir[sizeof(unit_root) + 4];
+
+	setenv("SYSFS_PATH", unit_at("sys"), 1);
+	snprintf(dev_dir, sizeof(dev_dir), "%s/dev", unit_root);
+	verbs_dev_dir = dev_dir;
+}
+
+void unit_tree_clear_devices(void)
+{
+	char cmd[2 * sizeof(unit_root) + 32];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/sys' '%s/dev'", unit_root, unit_root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+const char *unit_at(const char *rel)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", unit_root, rel);
+	return path;
+}
+
+void unit_put(const char *rel, const char *value)
+{
+	char path[PATH_MAX], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", unit_root, rel);
+	for (p = path + strlen(unit_root) + 1; (p = strchr(p, '/')); *p++ = '/') {
+		*p = '\0';
+		mkdir(path, 0755);
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(value, f);
+	fclose(f);
+}
+
+/* A uverbs device in sysfs, with its /dev node if dev_node. */
+void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node)
+{
+	char rel[128], line[80];
+
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/ibdev", cdev);
+	snprintf(line, sizeof(line), "%s\n", ibdev);
+	unit_put(rel, line);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
+	unit_put(rel, abi);
+	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
+	unit_put(rel, "231:192\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
+	unit_put(rel, "1: CA\n");
+	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
+	unit_put(rel, "0002:c903:0010:ab12\n");
+	if (dev_node) {
+		snprintf(rel, sizeof(rel), "dev/%s", cdev);
+		unit_put(rel, "");
+	}
 }
 
 struct fake_kernel fake_kernel;

@@ -23,6 +23,27 @@ int unit_run(Suite *s, enum fork_status fork);
 bool unit_dontfork(const void *addr);
 
 /*
+ * A scratch tree for fake sysfs and /dev files: unit_tree_make() creates
+ * unit_root from a mkdtemp template, unit_tree_remove() deletes it (false
+ * if it could not); paths are relative to it.
+ */
+extern char unit_root[64];
+bool unit_tree_make(const char *template);
+bool unit_tree_remove(void);
+/* Writes value to rel, creating its directories. */
+void unit_put(const char *rel, const char *value);
+/* rel's full path, valid until the next call. */
+const char *unit_at(const char *rel);
+/* Points the core's discovery at the tree: sysfs is sys/ (SYSFS_PATH),
+ * the device nodes are in dev/. */
+void unit_tree_serve_devices(void);
+/* Removes sys/ and dev/ with every device in them. */
+void unit_tree_clear_devices(void);
+/* A uverbs device in the tree's sys/class (an InfiniBand CA), with its
+ * dev/ node if dev_node. */
+void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node);
+
+/*
  * A fake kernel driver behind verbs_sys, answering legacy write()
  * commands.  Its memory is a memfd that is also the context's command fd,
  * so a provider's mmap() of a queue the kernel announced lands on the

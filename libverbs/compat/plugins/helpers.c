@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The small exported helpers of IBVERBS_PRIVATE_34 that plugins call. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <unistd.h>
 
 #include "plugins.h"
 
@@ -32,8 +30,7 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size, struct verbs_sysfs_dev *sy
 {
 	char name[PATH_MAX], path[PATH_MAX];
 	va_list ap;
-	ssize_t len;
-	int fd, n;
+	int len, n;
 
 	if (!sysfs_dev || !size) {
 		errno = EINVAL;
@@ -47,19 +44,9 @@ int ibv_read_ibdev_sysfs_file(char *buf, size_t size, struct verbs_sysfs_dev *sy
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	len = read(fd, buf, size);
-	close(fd);
-	if (len < 0)
-		return -1;
-	if (len > 0 && buf[len - 1] == '\n') {
-		buf[--len] = '\0';
-	} else if ((size_t)len < size) {
-		buf[len] = '\0';
-	} else {
-		/* No room to terminate it: the value would be cut. */
+	len = verbs_read_attribute(path, buf, size);
+	if (len >= 0 && (size_t)len == size) {
+		/* Only an unterminated value fills buf: it would be cut. */
 		errno = EOVERFLOW;
 		return -1;
 	}

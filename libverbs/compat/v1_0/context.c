@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "compat_1_0.h"
+#include "internal.h"
 
 struct ibv_context_1_0 *ibv_open_device_1_0(struct ibv_device_1_0 *device)
 {
@@ -40,48 +41,26 @@ int ibv_close_device_1_0(struct ibv_context_1_0 *context)
 COMPAT_1_0(ibv_close_device_1_0, ibv_close_device);
 
 /* The affiliated events' element: the real objects' user context points at
- * their 1.0 wrapper (FACTS 6), which is what a 1.0 program knows. */
-enum element_kind { ELEMENT_OTHER, ELEMENT_CQ, ELEMENT_QP, ELEMENT_SRQ };
-
-static enum element_kind element_kind(enum ibv_event_type type)
-{
-	switch (type) {
-	case IBV_EVENT_CQ_ERR:
-		return ELEMENT_CQ;
-	case IBV_EVENT_QP_FATAL:
-	case IBV_EVENT_QP_REQ_ERR:
-	case IBV_EVENT_QP_ACCESS_ERR:
-	case IBV_EVENT_COMM_EST:
-	case IBV_EVENT_SQ_DRAINED:
-	case IBV_EVENT_PATH_MIG:
-	case IBV_EVENT_PATH_MIG_ERR:
-	case IBV_EVENT_QP_LAST_WQE_REACHED:
-		return ELEMENT_QP;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		return ELEMENT_SRQ;
-	default:
-		return ELEMENT_OTHER;
-	}
-}
-
+ * their 1.0 wrapper (FACTS 6), which is what a 1.0 program knows.  A 1.0
+ * program has no WQs, so their events pass as they are. */
 int ibv_get_async_event_1_0(struct ibv_context_1_0 *context, struct ibv_async_event *event)
 {
 	int ret = ibv_get_async_event(context->real_context, event);
 
 	if (ret)
 		return ret;
-	switch (element_kind(event->event_type)) {
-	case ELEMENT_CQ:
+	switch (verbs_event_element(event->event_type)) {
+	case VERBS_ELEMENT_CQ:
 		event->element.cq = event->element.cq->cq_context;
 		break;
-	case ELEMENT_QP:
+	case VERBS_ELEMENT_QP:
 		event->element.qp = event->element.qp->qp_context;
 		break;
-	case ELEMENT_SRQ:
+	case VERBS_ELEMENT_SRQ:
 		event->element.srq = event->element.srq->srq_context;
 		break;
-	case ELEMENT_OTHER:
+	case VERBS_ELEMENT_WQ:
+	case VERBS_ELEMENT_PORT:
 		break;
 	}
 	return 0;
@@ -92,17 +71,18 @@ void ibv_ack_async_event_1_0(struct ibv_async_event *event)
 {
 	struct ibv_async_event real = *event;
 
-	switch (element_kind(event->event_type)) {
-	case ELEMENT_CQ:
+	switch (verbs_event_element(event->event_type)) {
+	case VERBS_ELEMENT_CQ:
 		real.element.cq = ((struct ibv_cq_1_0 *)(void *)event->element.cq)->real_cq;
 		break;
-	case ELEMENT_QP:
+	case VERBS_ELEMENT_QP:
 		real.element.qp = ((struct ibv_qp_1_0 *)(void *)event->element.qp)->real_qp;
 		break;
-	case ELEMENT_SRQ:
+	case VERBS_ELEMENT_SRQ:
 		real.element.srq = ((struct ibv_srq_1_0 *)(void *)event->element.srq)->real_srq;
 		break;
-	case ELEMENT_OTHER:
+	case VERBS_ELEMENT_WQ:
+	case VERBS_ELEMENT_PORT:
 		break;
 	}
 	ibv_ack_async_event(&real);
