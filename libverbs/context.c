@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -162,28 +163,57 @@ void verbs_uninit_context(struct verbs_context *vctx)
 
 /* The node may have been renamed or be stale: trust the device number
  * over the name when both are known. */
+static int open_node(const char *path)
+{
+	int fd;
+
+	do
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+/* Whether fd is the character device discovery found (any character
+ * device when its number is unknown). */
+static bool is_the_cdev(int fd, dev_t cdev)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && (!cdev || st.st_rdev == cdev);
+}
+
+/*
+ * The node named after the device, else the one udev keeps by number
+ * (FACTS 21a): a renamed or stale node must not hand another device, or
+ * a plain file, to the provider.
+ */
 static int open_cdev(const struct verbs_sysfs_dev *sysfs)
 {
 	char path[PATH_MAX];
-	struct stat st;
-	int fd;
+	int fd, err = ENOENT;
 
 	if (!verbs_dev_path(path, sizeof(path), sysfs->sysfs_name)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	do
-		fd = open(path, O_RDWR | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	if (fd < 0)
-		return -1;
-	if (sysfs->sysfs_cdev && !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
-	    st.st_rdev != sysfs->sysfs_cdev) {
+	fd = open_node(path);
+	if (fd >= 0 && is_the_cdev(fd, sysfs->sysfs_cdev))
+		return fd;
+	if (fd >= 0)
 		close(fd);
-		errno = ENODEV;
-		return -1;
+	else
+		err = errno;
+	if (sysfs->sysfs_cdev) {
+		snprintf(path, sizeof(path), "/dev/char/%u:%u",
+			 major(sysfs->sysfs_cdev), minor(sysfs->sysfs_cdev));
+		fd = open_node(path);
+		if (fd >= 0 && is_the_cdev(fd, sysfs->sysfs_cdev))
+			return fd;
+		if (fd >= 0)
+			close(fd);
 	}
-	return fd;
+	errno = err;
+	return -1;
 }
 
 /* Contexts get an async event fd with the kernel context over write(),

@@ -91,8 +91,10 @@ void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool 
 	unit_put(rel, line);
 	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/abi_version", cdev);
 	unit_put(rel, abi);
+	/* The node is /dev/null: opening checks it is the character device
+	 * discovery named, as a real uverbs node would be. */
 	snprintf(rel, sizeof(rel), "sys/class/infiniband_verbs/%s/dev", cdev);
-	unit_put(rel, "231:192\n");
+	unit_put(rel, "1:3\n");
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_type", ibdev);
 	unit_put(rel, "1: CA\n");
 	snprintf(rel, sizeof(rel), "sys/class/infiniband/%s/node_guid", ibdev);
@@ -100,6 +102,8 @@ void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool 
 	if (dev_node) {
 		snprintf(rel, sizeof(rel), "dev/%s", cdev);
 		unit_put(rel, "");
+		ck_assert_int_eq(unlink(unit_at(rel)), 0);
+		ck_assert_int_eq(symlink("/dev/null", unit_at(rel)), 0);
 	}
 }
 
