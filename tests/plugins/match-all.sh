@@ -10,29 +10,17 @@
 # plugins (RDMAV_DRIVERS path prefixes, FACTS 9), must list the same
 # devices (names, node and transport types, GUIDs, paths, the plugin file
 # that claimed each) and fail to open them the same way.
-# Both libraries skip a device whose /dev/infiniband/uverbsN cannot be
-# stat()ed (FACTS 14), and this host has none: the script runs in a mount
-# namespace of its own (unshare, as an unprivileged user too) where /dev
-# is a tmpfs holding null/zero/urandom and /dev/infiniband/uverbsN as
-# regular files, not the uverbs character devices: opening must fail.
+# The tree and /dev: fake-sysfs.sh.
 #     match-all.sh LISTER REFERENCE_ROOT OUR_LIBDIR [upstream-only]
 # upstream-only: the oracle's own listing, with its expectations, alone.
 set -euo pipefail
 
-# The work directory is made and removed out here, in the caller's
-# namespace: the mounts die with the namespace, so removing it can never
-# reach anything they showed.
-if [ -z "${MATCH_ALL_WORK:-}" ]; then
-    work=$(mktemp -d /tmp/match-all.XXXXXX)
-    status=0
-    MATCH_ALL_WORK=$work unshare --map-root-user --mount "$0" "$@" || status=$?
-    rm -rf "$work"
-    exit $status
-fi
+. "$(dirname "$0")/fake-sysfs.sh"
+fake_sysfs_enter_namespace "$@"
 
 lister=$1 reference=$2 ours=$3 mode=${4:-both}
 plugins=$reference/usr/lib/x86_64-linux-gnu/libibverbs
-work=$MATCH_ALL_WORK
+work=$FAKE_SYSFS_WORK
 sys=$work/sys
 fail=0
 
@@ -59,40 +47,16 @@ vmw_pvrdma  vmw_pvrdma0 1 3 15ad:0820
 # names a sysfs-only library cannot match (their tables hold only a driver id)
 unmatchable="mana_0 siw0"
 
-mkdir -p "$sys/class/infiniband_verbs"
-echo 6 > "$sys/class/infiniband_verbs/abi_version"
-drivers=() n=0
-while read -r plugin ibdev node abi pci; do
+drivers=()
+while read -r plugin _; do
     [ -n "$plugin" ] || continue
     [ -e "$plugins/lib$plugin-rdmav34.so" ] || { echo "FAIL: no plugin $plugins/lib$plugin-rdmav34.so"; exit 1; }
     drivers+=("$plugins/lib$plugin")
-    uv=$sys/class/infiniband_verbs/uverbs$n ib=$sys/class/infiniband/$ibdev
-    mkdir -p "$uv" "$ib/device"
-    echo "$ibdev" > "$uv/ibdev"
-    echo "231:$((192 + n))" > "$uv/dev"
-    echo "$abi" > "$uv/abi_version"
-    echo "$node: node type $node" > "$ib/node_type"
-    printf '%04x:%04x:%04x:%04x\n' $((0x1000 + n)) 0xcafe 0 $((n + 1)) > "$ib/node_guid"
-    if [ "$pci" != - ]; then
-        printf 'pci:v%08Xd%08Xsv00001234sd00005678bc02sc00i00\n' \
-            $((0x${pci%:*})) $((0x${pci#*:})) > "$ib/device/modalias"
-    fi
-    n=$((n + 1))
 done <<< "$devices"
+fake_sysfs_build "$sys" "$devices"
+n=$fake_sysfs_count
 echo "fake sysfs: $n devices, one a plugin, under $sys"
-
-# single nodes, bound as files: never a whole /dev
-mkdir "$work/dev"
-for node in null zero urandom; do
-    : > "$work/dev/$node" && mount --bind "/dev/$node" "$work/dev/$node"
-done
-mount -t tmpfs fake-dev /dev
-for node in null zero urandom; do
-    : > "/dev/$node" && mount --bind "$work/dev/$node" "/dev/$node"
-done
-ln -s /proc/self/fd /dev/fd
-mkdir /dev/infiniband
-for ((i = 0; i < n; i++)); do : > "/dev/infiniband/uverbs$i"; done
+fake_dev_nodes "$work" "$n"
 
 # Both libraries read /etc/libibverbs.d too; the plugins named here load
 # first (FACTS 7) and so register first.
