@@ -12,15 +12,23 @@
  * (both libraries' layout, checked by abi-private-layouts) keeps the
  * plugin's registered ops right after struct ibv_device, and that table
  * lives in the plugin's file (dladdr).
+ *
+ * It is built a second time for direct-link.sh, linked directly against
+ * libmlx5.so.1 and libefa.so.1 as mlx5dv/efadv applications are: then
+ * mlx5dv_is_supported resolves and each device says what it answers.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <endian.h>
 #include <infiniband/verbs.h>
+
+/* libmlx5.so.1's, at MLX5_1.8; NULL unless this build links it */
+bool mlx5dv_is_supported(struct ibv_device *device) __attribute__((weak));
 
 struct claimed_device {		/* the head of upstream's struct verbs_device */
 	struct ibv_device device;
@@ -53,7 +61,8 @@ static void print_mapped(void)
 		if (!path || !strstr(line, " r-xp "))
 			continue;
 		path[strcspn(path, "\n")] = '\0';
-		if (strstr(path, "/libibverbs.so") || strstr(path, "-rdmav"))
+		if (strstr(path, "/libibverbs.so") || strstr(path, "-rdmav") ||
+		    strstr(path, "/libmlx5.so") || strstr(path, "/libefa.so"))
 			printf("mapped %s\n", path);
 	}
 	fclose(maps);
@@ -82,6 +91,9 @@ int main(void)
 		       ibv_node_type_str(dev->node_type), dev->node_type,
 		       dev->transport_type, be64toh(ibv_get_device_guid(dev)),
 		       dev->dev_path, dev->ibdev_path, claimer(dev));
+		if (mlx5dv_is_supported)
+			printf("mlx5dv_is_supported %s: %s\n", ibv_get_device_name(dev),
+			       mlx5dv_is_supported(dev) ? "true" : "false");
 	}
 	/* after the listing: opening runs the plugin's own code */
 	for (i = 0; i < num; i++) {
