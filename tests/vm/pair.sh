@@ -13,6 +13,8 @@
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
 # PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port,
+# PAIR_WAIT=cm+tcp for both (iWARP: the kernel's TCP listener comes after
+# the rdma_cm id shows LISTEN),
 # PAIR_WAIT=log:REGEX for a server line matching REGEX (a multicast
 # receiver has joined), for up to PAIR_LISTEN_SECONDS.
 # PAIR_SERVER_STAYS=1: the server never ends by itself (cmtime -b); it
@@ -87,6 +89,7 @@ server_ready() {
     kill -0 "$2" 2> /dev/null || { echo "the server ended before it was ready"; return 2; }
     case ${PAIR_WAIT:-tcp} in
         cm) cm_listening ;;
+        cm+tcp) cm_listening && listening $pair_port ;;
         log:*) logged "$1" "${PAIR_WAIT#log:}" ;;
         *) listening $pair_port ;;
     esac

@@ -68,7 +68,10 @@ result_of() {
 }
 
 # perf DEVICE PROGRAM [ARG...]: one pair; -R (rdma_cm) runs reach the
-# server by the device's address and wait for its rdma_cm listener.
+# server by the device's address and wait for its rdma_cm listener (on
+# siw0 also for the TCP listener under it: the id says LISTEN before
+# siw's socket listens, and a client that connects in between is
+# refused).
 perf() {
     local dev=$1 p=$2 args ip wait=tcp
     shift 2
@@ -77,6 +80,7 @@ perf() {
         siw) args=(-d "$RDMAVM_SIW_DEV") ip=$RDMAVM_SIW_IP ;;
     esac
     [[ " $* " == *" -R "* ]] && wait=cm || ip=127.0.0.1
+    [ "$wait/$dev" = cm/siw ] && wait=cm+tcp
     args+=(-F "$@")
     PAIR_WAIT=$wait pair "$p ${*} ($dev)" "$(result_of "$p")" \
         "$p" "${args[@]}" -- "$p" "${args[@]}" "$ip"
