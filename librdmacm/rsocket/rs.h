@@ -226,6 +226,7 @@ struct rsocket {
 	struct rs_iomap_mr *iomap_list;	/* riomap() registrations */
 	struct rs_iomap_mr *iomap_queue;/* to publish at the next send */
 	int iomap_pending;
+	uint32_t ctrl_stage;		/* next 16-byte staging slot after sbuf */
 
 	/* ---- datagram (dgram.c) ---- */
 	struct rs_dgram *ds;
@@ -245,8 +246,14 @@ void rs_free(struct rsocket *rs);
 /* A non-blocking connect or accept still under way: drive it.  0 when
  * connected, EINPROGRESS/EAGAIN while not yet, else the failure. */
 int rs_do_connect(struct rsocket *rs);
-/* A CM event for a connected socket (disconnect, device removal). */
+/* A CM event for a connected socket (disconnect, device removal).  Called
+ * when rs->number polls readable, maybe with slock/rlock held (never
+ * cq_lock): it takes neither and does not block. */
 void rs_cm_event(struct rsocket *rs);
+/* poll(2) events now of a stream socket that is not connected (drives a
+ * connect under way, never blocks); *wait_fd polls readable when the
+ * answer may have changed. */
+short rs_cm_poll(struct rsocket *rs, short events, int *wait_fd);
 
 /* ---- wire.c ---- */
 uint8_t rs_scale_encode(uint32_t entries);
@@ -263,8 +270,8 @@ void rs_free_resources(struct rsocket *rs);
 int rs_send_ctrl(struct rsocket *rs, uint32_t ctrl);
 /* Wait until every posted send has completed. */
 int rs_drain_sends(struct rsocket *rs);
-/* Poll the CQ once without blocking (credits and SGL updates go out). */
-int rs_process_cq(struct rsocket *rs, bool nonblock);
+/* Reap the CQ without blocking (credits and SGL updates go out). */
+int rs_process_cq(struct rsocket *rs);
 /* poll(2) events the stream socket has now. */
 short rs_stream_poll(struct rsocket *rs, short events);
 
@@ -276,10 +283,8 @@ ssize_t ds_sendto(struct rsocket *rs, const void *buf, size_t len, int flags,
 ssize_t ds_recvfrom(struct rsocket *rs, void *buf, size_t len, int flags,
 		    struct sockaddr *src, socklen_t *srclen);
 short ds_poll(struct rsocket *rs, short events);
-
-/* ---- poll.c ---- */
-/* The fd rpoll() blocks on for this socket, with its events armed. */
-int rs_poll_fd(struct rsocket *rs, short events, short *fd_events);
+/* The fd rpoll() waits on (POLLIN) for a datagram socket, armed. */
+int ds_poll_fd(struct rsocket *rs);
 
 static inline ssize_t rs_fail_ssize(ssize_t ret)
 {
