@@ -233,6 +233,7 @@ struct rsocket {
 	struct rs_iomap_mr *iomap_list;	/* riomap() registrations */
 	struct rs_iomap_mr *iomap_queue;/* to publish at the next send */
 	int iomap_pending;
+	uint32_t ctrl_stage;		/* next 16-byte staging slot after sbuf */
 
 	/* ---- datagram (dgram.c) ---- */
 	struct rs_dgram *ds;
@@ -259,16 +260,18 @@ void rs_free(struct rsocket *rs);	/* after rs_remove(); ds_close() first */
  * without slock/rlock held. */
 int rs_do_connect(struct rsocket *rs);
 /* Reads the CM channel (rs->number) of a connected socket if it has an
- * event, without blocking: a DISCONNECTED or DEVICE_REMOVAL makes the
- * socket RS_DISCONNECTED and flushes its QP (so CQ waiters wake).  Call
- * it when rs->number polls readable. */
+ * event: a DISCONNECTED or DEVICE_REMOVAL makes the socket RS_DISCONNECTED
+ * and flushes its QP (so CQ waiters wake).  Call it when rs->number polls
+ * readable, maybe with slock/rlock held (never cq_lock): it takes only
+ * cm_lock (trylock) and does not block. */
 void rs_cm_event(struct rsocket *rs);
-/* poll(2) events of a stream socket that is not connected (state without
- * RS_CONNECTED): listening: POLLIN when a connection can be accepted;
- * opening: progress without blocking (then the connected socket's events
- * if that finished); connect error: POLLIN|POLLOUT (as asked)|POLLERR.
- * rs->number is the fd to block on for these states, with POLLIN. */
-short rs_cm_poll(struct rsocket *rs, short events);
+/* poll(2) events now of a stream socket that is not connected (state
+ * without RS_CONNECTED), never blocking: listening: POLLIN when a
+ * connection can be accepted; opening: progress (then the connected
+ * socket's events if that finished); connect error: POLLIN|POLLOUT (as
+ * asked)|POLLERR.  *wait_fd polls readable (POLLIN) when the answer may
+ * have changed. */
+short rs_cm_poll(struct rsocket *rs, short events, int *wait_fd);
 /* O_NONBLOCK of an internal fd. */
 int rs_fd_set_nonblocking(int fd, bool nonblocking);
 
@@ -291,8 +294,8 @@ void rs_free_resources(struct rsocket *rs);
 int rs_send_ctrl(struct rsocket *rs, uint32_t ctrl);
 /* Wait until every posted send has completed. */
 int rs_drain_sends(struct rsocket *rs);
-/* Poll the CQ once without blocking (credits and SGL updates go out). */
-int rs_process_cq(struct rsocket *rs, bool nonblock);
+/* Reap the CQ without blocking (credits and SGL updates go out). */
+int rs_process_cq(struct rsocket *rs);
 /* poll(2) events the stream socket has now. */
 short rs_stream_poll(struct rsocket *rs, short events);
 
@@ -304,10 +307,8 @@ ssize_t ds_sendto(struct rsocket *rs, const void *buf, size_t len, int flags,
 ssize_t ds_recvfrom(struct rsocket *rs, void *buf, size_t len, int flags,
 		    struct sockaddr *src, socklen_t *srclen);
 short ds_poll(struct rsocket *rs, short events);
-
-/* ---- poll.c ---- */
-/* The fd rpoll() blocks on for this socket, with its events armed. */
-int rs_poll_fd(struct rsocket *rs, short events, short *fd_events);
+/* The fd rpoll() waits on (POLLIN) for a datagram socket, armed. */
+int ds_poll_fd(struct rsocket *rs);
 
 static inline ssize_t rs_fail_ssize(ssize_t ret)
 {

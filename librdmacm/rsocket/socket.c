@@ -534,8 +534,9 @@ void rs_cm_event(struct rsocket *rs)
 	pthread_mutex_unlock(&rs->cm_lock);
 }
 
-short rs_cm_poll(struct rsocket *rs, short events)
+short rs_cm_poll(struct rsocket *rs, short events, int *wait_fd)
 {
+	*wait_fd = rs->number;
 	if (rs->state == RS_LISTENING)
 		return rs_fd_readable(rs->number) ? events & POLLIN : 0;
 	if ((rs->state & RS_OPENING) && rs_fd_readable(rs->number) &&
