@@ -270,16 +270,16 @@ short rs_stream_poll(struct rsocket *rs, short events);
 
 /* ---- dgram.c ---- */
 int ds_socket(struct rsocket *rs, int domain);	/* makes rs->number */
+/* The UDP socket's connect(), then the destination rsend() uses. */
+int ds_connect(struct rsocket *rs, const struct sockaddr *addr, socklen_t len);
 void ds_close(struct rsocket *rs);
 ssize_t ds_sendto(struct rsocket *rs, const void *buf, size_t len, int flags,
 		  const struct sockaddr *dst, socklen_t dstlen);
 ssize_t ds_recvfrom(struct rsocket *rs, void *buf, size_t len, int flags,
 		    struct sockaddr *src, socklen_t *srclen);
 short ds_poll(struct rsocket *rs, short events);
-
-/* ---- poll.c ---- */
-/* The fd rpoll() blocks on for this socket, with its events armed. */
-int rs_poll_fd(struct rsocket *rs, short events, short *fd_events);
+/* The fd rpoll() waits on (POLLIN) for a datagram socket, armed. */
+int ds_poll_fd(struct rsocket *rs);
 
 static inline ssize_t rs_fail_ssize(ssize_t ret)
 {
