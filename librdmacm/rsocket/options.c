@@ -122,7 +122,8 @@ static int rs_set_rdma_level(struct rsocket *rs, int optname, const void *optval
 {
 	uint32_t value = *(const uint32_t *)optval;
 
-	if (rs->state >= RS_OPENING)
+	/* a datagram socket's first QP fixed its sizes */
+	if (rs->state >= RS_OPENING || (rs->type == SOCK_DGRAM && rs->sizes_fixed))
 		return EINVAL;
 	switch (optname) {
 	case RDMA_SQSIZE:

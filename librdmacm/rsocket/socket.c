@@ -490,8 +490,10 @@ int rconnect(int socket, const struct sockaddr *addr, socklen_t addrlen)
 		return cma_fail(EBADF);
 	if (!addr)
 		return cma_fail(EINVAL);
-	if (rs->type == SOCK_DGRAM)
-		return connect(rs->number, addr, addrlen);
+	if (rs->type == SOCK_DGRAM) {
+		ret = ds_connect(rs, addr, addrlen);
+		return ret ? cma_fail(ret) : 0;
+	}
 	if (rs->state & RS_CONNECTED)
 		return cma_fail(EISCONN);
 	if (rs->state == RS_INIT || rs->state == RS_BOUND) {
