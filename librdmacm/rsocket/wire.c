@@ -50,6 +50,8 @@ void rs_conn_data_build(const struct rsocket *rs, struct rs_conn_data *out)
 
 int rs_conn_data_apply(struct rsocket *rs, const struct rs_conn_data *in)
 {
+	if (!rs->target_sgl)
+		return EINVAL;		/* before rs_create_resources() */
 	if (in->version != RS_CONN_VERSION)
 		return ENOTSUP;
 
