@@ -12,7 +12,6 @@
  */
 #include "engine.h"
 
-#include <byteswap.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -200,15 +199,6 @@ static bool rs_credits_due(struct rsocket *rs)
 	return (rs->state & RS_CONNECTED) && rs->ctrl_avail >= rs_wrs_per_msg(rs) &&
 	       (rs_load32(&rs->rbuf_bytes_avail) >= rs->rbuf_size / 2 ||
 		(int16_t)(rs_load16(&rs->rseq_no) - rs->rseq_comp) >= 0);
-}
-
-static void rs_sge_to_peer(const struct rsocket *rs, struct rs_sge *sge)
-{
-	if (!rs->swap_sgl)
-		return;
-	sge->addr = bswap_64(sge->addr);
-	sge->key = bswap_32(sge->key);
-	sge->length = bswap_32(sge->length);
 }
 
 /* Control payloads go inline, or from a staging slot after the send ring
