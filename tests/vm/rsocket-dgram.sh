@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Datagram rsockets (SOCK_DGRAM over UD QPs) on rxe0, with upstream's
 # udpong as the judge, in one guest:
+# 0. rsocket-dgram-api ($1), on our librdmacm only: the r* calls' datagram
+#    semantics (source addresses, MSG_PEEK, truncation, EMSGSIZE, rpoll,
+#    a blocked receiver, rconnect, sizes).
 # 1. Both sides on our librdmacm: blocking, non-blocking, async (rpoll)
 #    and echo modes over a range of sizes (16, udpong's smallest, to the
 #    largest UD message rxe0's MTU (1024) allows after our 8-byte
@@ -29,6 +32,12 @@ udpong_pair() {
     pair "$label" "$pattern" udpong -b "$ip" -p $pair_port "$@" -- \
         udpong -s "$ip" -p $pair_port "$@"
 }
+
+heading "0. ${1##*/} on our librdmacm"
+if ! run_on ours "$1"; then
+    pair_failed=$((pair_failed + 1))
+    echo "FAIL ${1##*/}"
+fi
 
 heading "1. udpong, both sides on our librdmacm"
 udpong_pair "udpong blocking 16 bytes (smallest)" "$result" -T b -C 200 -S 16
