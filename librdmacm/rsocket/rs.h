@@ -164,6 +164,9 @@ struct rsocket {
 	pthread_mutex_t rlock;
 	pthread_mutex_t cq_lock;
 	pthread_mutex_t map_lock;
+	/* The CM side: connection setup steps and the CM channel's events
+	 * (socket.c); taken without slock/rlock held. */
+	pthread_mutex_t cm_lock;
 
 	/* Options as stored bits (1 << optname) per level. */
 	uint64_t so_opts;
@@ -171,6 +174,7 @@ struct rsocket {
 	uint64_t ipv6_opts;
 	uint32_t keepalive_time;	/* s, 0: keepalive off */
 	uint64_t keepalive_due;		/* CLOCK_MONOTONIC ns */
+	struct rsocket *keepalive_next;	/* close.c's list of sockets to probe */
 
 	/* Sizes, fixed once resources exist. */
 	uint32_t sbuf_size;
@@ -179,6 +183,9 @@ struct rsocket {
 	uint16_t rq_size;
 	uint16_t sq_inline;
 	uint16_t target_iomap_size;	/* entries we advertise (byte 7) */
+	/* Buffers exist (stream: rs_create_resources() ran; datagram: the
+	 * first QP): SO_RCVBUF/SO_SNDBUF no longer change the sizes. */
+	bool sizes_fixed;
 
 	/* ---- stream: the CM side (socket layer) ---- */
 	struct rdma_cm_id *cm_id;
@@ -226,6 +233,7 @@ struct rsocket {
 	struct rs_iomap_mr *iomap_list;	/* riomap() registrations */
 	struct rs_iomap_mr *iomap_queue;/* to publish at the next send */
 	int iomap_pending;
+	uint32_t ctrl_stage;		/* next 16-byte staging slot after sbuf */
 
 	/* ---- datagram (dgram.c) ---- */
 	struct rs_dgram *ds;
@@ -238,15 +246,38 @@ struct rsocket *rs_lookup(int number);		/* NULL: not an rsocket */
 
 /* ---- config.c ---- */
 void rs_configure(void);			/* once per process */
+/* Defaults, then the files in dir and the keepalive time in
+ * keepalive_file (the unit test points them at its own files). */
+void rs_config_load(struct rs_config *cfg, const char *dir, const char *keepalive_file);
 
 /* ---- socket.c / close.c: connection setup and teardown ---- */
 struct rsocket *rs_alloc(const struct rsocket *inherit, int type);
-void rs_free(struct rsocket *rs);
-/* A non-blocking connect or accept still under way: drive it.  0 when
- * connected, EINPROGRESS/EAGAIN while not yet, else the failure. */
+void rs_free(struct rsocket *rs);	/* after rs_remove(); ds_close() first */
+/* A non-blocking connect or accept still under way (state & RS_OPENING):
+ * drive it.  0 when connected, EINPROGRESS while not yet (data calls
+ * report EAGAIN then), else the failure (state RS_CONNECT_ERROR, rs->err
+ * set).  Blocks only if the socket is blocking.  Takes cm_lock: call it
+ * without slock/rlock held. */
 int rs_do_connect(struct rsocket *rs);
-/* A CM event for a connected socket (disconnect, device removal). */
+/* Reads the CM channel (rs->number) of a connected socket if it has an
+ * event: a DISCONNECTED or DEVICE_REMOVAL makes the socket RS_DISCONNECTED
+ * and flushes its QP (so CQ waiters wake).  Call it when rs->number polls
+ * readable, maybe with slock/rlock held (never cq_lock): it takes only
+ * cm_lock (trylock) and does not block. */
 void rs_cm_event(struct rsocket *rs);
+/* poll(2) events now of a stream socket that is not connected (state
+ * without RS_CONNECTED), never blocking: listening: POLLIN when a
+ * connection can be accepted; opening: progress (then the connected
+ * socket's events if that finished); connect error: POLLIN|POLLOUT (as
+ * asked)|POLLERR.  *wait_fd polls readable (POLLIN) when the answer may
+ * have changed. */
+short rs_cm_poll(struct rsocket *rs, short events, int *wait_fd);
+/* O_NONBLOCK of an internal fd. */
+int rs_fd_set_nonblocking(int fd, bool nonblocking);
+
+/* ---- close.c ---- */
+/* SO_KEEPALIVE on or off; a change of TCP_KEEPIDLE while on. */
+int rs_set_keepalive(struct rsocket *rs, bool on);
 
 /* ---- wire.c ---- */
 uint8_t rs_scale_encode(uint32_t entries);
@@ -263,8 +294,8 @@ void rs_free_resources(struct rsocket *rs);
 int rs_send_ctrl(struct rsocket *rs, uint32_t ctrl);
 /* Wait until every posted send has completed. */
 int rs_drain_sends(struct rsocket *rs);
-/* Poll the CQ once without blocking (credits and SGL updates go out). */
-int rs_process_cq(struct rsocket *rs, bool nonblock);
+/* Reap the CQ without blocking (credits and SGL updates go out). */
+int rs_process_cq(struct rsocket *rs);
 /* poll(2) events the stream socket has now. */
 short rs_stream_poll(struct rsocket *rs, short events);
 
@@ -276,10 +307,8 @@ ssize_t ds_sendto(struct rsocket *rs, const void *buf, size_t len, int flags,
 ssize_t ds_recvfrom(struct rsocket *rs, void *buf, size_t len, int flags,
 		    struct sockaddr *src, socklen_t *srclen);
 short ds_poll(struct rsocket *rs, short events);
-
-/* ---- poll.c ---- */
-/* The fd rpoll() blocks on for this socket, with its events armed. */
-int rs_poll_fd(struct rsocket *rs, short events, short *fd_events);
+/* The fd rpoll() waits on (POLLIN) for a datagram socket, armed. */
+int ds_poll_fd(struct rsocket *rs);
 
 static inline ssize_t rs_fail_ssize(ssize_t ret)
 {
