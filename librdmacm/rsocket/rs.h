@@ -301,6 +301,8 @@ short rs_stream_poll(struct rsocket *rs, short events);
 
 /* ---- dgram.c ---- */
 int ds_socket(struct rsocket *rs, int domain);	/* makes rs->number */
+/* The UDP socket's connect(), then the destination rsend() uses. */
+int ds_connect(struct rsocket *rs, const struct sockaddr *addr, socklen_t len);
 void ds_close(struct rsocket *rs);
 ssize_t ds_sendto(struct rsocket *rs, const void *buf, size_t len, int flags,
 		  const struct sockaddr *dst, socklen_t dstlen);
