@@ -6,9 +6,14 @@
  * 4-byte zero word over TCP and accepts; the client peeks that word and
  * connects to the same address and port over RDMA.  Anything unexpected
  * leaves the fd on its TCP socket.
+ *
+ * Unlike upstream, the listener binds the accepted connection's own local
+ * address, not the wildcard: that is the address the client connects to,
+ * and a wildcard rdma_cm listener also listens on any iWARP device, whose
+ * iw_cm takes the kernel TCP port, which the server's TCP listener holds
+ * (rdma_listen fails with EADDRINUSE; seen in the test guest with siw0).
  */
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdint.h>
@@ -31,14 +36,6 @@ static void adopt_rsocket(struct psock *ps, int rs)
 	real.close(ps->sfd);
 	ps->sfd = rs;
 	ps->kind = PSOCK_RSOCKET;
-}
-
-static void wildcard_address(struct sockaddr_storage *addr)
-{
-	if (addr->ss_family == AF_INET)
-		((struct sockaddr_in *)addr)->sin_addr.s_addr = htonl(INADDR_ANY);
-	else
-		((struct sockaddr_in6 *)addr)->sin6_addr = in6addr_any;
 }
 
 static int announce_ready(int tcp_fd)
@@ -75,7 +72,6 @@ static void convert_passive(struct psock *ps)
 
 	if (real.getsockname(ps->sfd, (struct sockaddr *)&addr, &len))
 		return;
-	wildcard_address(&addr);
 	sem = sem_open(FORK_SEMAPHORE, O_CREAT | O_RDWR, 0770, 1);
 	if (sem == SEM_FAILED)
 		return;

@@ -96,8 +96,12 @@ verdict() {
 
 # Waits for a background pid, at most 30 s; its exit status.
 reap() {
-    timeout 30 tail --pid="$1" -f /dev/null || kill "$1" 2> /dev/null
-    wait "$1"
+    local pid=$1 status watchdog
+    { sleep 30; kill "$pid" 2> /dev/null; } &
+    watchdog=$!
+    wait "$pid"; status=$?
+    kill $watchdog 2> /dev/null; wait $watchdog 2> /dev/null
+    return $status
 }
 
 # transfer LABEL SERVER_LIBS SERVER_PRELOAD CLIENT_LIBS CLIENT_PRELOAD:
@@ -115,7 +119,12 @@ transfer() {
     counters_start
     hold_input | VM_PRELOAD=$cp run_on "$cl" "$socat" -u - "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
     cpid=$!
-    if wait_for has_size "$work/out"; then qps_prove_rdma 2 || qps=1; else qps=1; fi
+    if wait_for has_size "$work/out"; then
+        echo "  data in after $((SECONDS - start)) s"
+        qps_prove_rdma 2 || qps=1
+    else
+        qps=1
+    fi
     release
     reap $cpid || cs=$?
     reap $spid || ss=$?
@@ -165,7 +174,12 @@ fork_mode() {
         hold_input | VM_PRELOAD=ours run_on ours "$socat" -t 60 "STDIN!!CREATE:$work/echo" \
             "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
         cpid=$!
-        if wait_for has_size "$work/echo"; then qps_prove_rdma 2 || qps=1; else qps=1; fi
+        if wait_for has_size "$work/echo"; then
+            echo "  echo back after $((SECONDS - start)) s"
+            qps_prove_rdma 2 || qps=1
+        else
+            qps=1
+        fi
         release
         reap $cpid || cs=$?
         show client "$work/cli.log"
