@@ -1,0 +1,211 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# librspreload on unmodified TCP programs: Debian's socat (fetched by
+# fetch-socat.sh, knows nothing of RDMA) moves a 4 MiB file over rsockets
+# and the hash is checked.  The bytes went over RDMA, not TCP: while the
+# connection is held open after the data arrived, `rdma res show qp` lists
+# RC QPs in RTS owned by the programs' pids (which mapped librspreload.so),
+# rxe0's packet counter grew by at least one packet per 4 KiB and the
+# kernel's TCP segment counter by next to nothing.  Every process proves
+# which librdmacm and which librspreload it loaded (run_on, VM_PRELOAD).
+#
+#   usage: preload.sh FORK_ECHO ours|mixed
+#
+# ours:  both ends ours; the kernel fallback when rconnect cannot route
+#        (127.0.0.1, a plain TCP server); fork mode (RDMAV_FORK_SAFE=1)
+#        with a forking server of our own (fork-echo.c), two clients.
+# mixed: upstream's preload on upstream's librdmacm against ours, both
+#        directions; our preload on upstream's librdmacm, both ends.
+. "$(dirname "$0")/lib.sh"
+
+fork_echo=${1:?usage: preload.sh FORK_ECHO ours|mixed}
+group=${2:?usage: preload.sh FORK_ECHO ours|mixed}
+tools=$vm_build/tcp-tools/root
+socat=$tools/usr/bin/socat
+[ -x "$socat" ] || fail "no socat in $tools (tests/vm/fetch-socat.sh, target tcp-tools)"
+export LD_LIBRARY_PATH=$tools/usr/lib/x86_64-linux-gnu   # socat's libwrap
+ip=192.0.2.1
+size=$((4 * 1024 * 1024))
+work=$(mktemp -d /tmp/preload.XXXXXX)
+head -c $size /dev/urandom > "$work/in"
+want=$(sha256sum < "$work/in")
+port=7470
+failures=0
+
+rxe_packets() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts; }
+tcp_segments() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snmp; }
+
+wait_for() {
+    local i
+    for i in $(seq 120); do
+        "$@" && return 0
+        sleep 0.5
+    done
+    return 1
+}
+cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
+cm_free() { ! cm_listening; }
+tcp_listening() { ss -ltn "sport = :$port" | grep -q LISTEN; }
+has_size() { [ "$(stat -c %s "$1" 2> /dev/null)" = "$size" ]; }
+
+# A log without the provider list (upstream's libibverbs loads them all).
+show() { grep -v '^  provider: ' "$2" | sed "s/^/  $1| /"; }
+
+# The client's input: the file, then whatever comes through the fifo
+# "hold", so the connection stays up until release() (after the checks).
+hold_input() { cat "$work/in" "$work/hold"; }
+release() { : > "$work/hold"; }
+
+# The RC QPs in RTS now, each owner with the preload mapped; at least MIN.
+qps_prove_rdma() {
+    local min=$1 line pid comm n=0 bad=0
+    while read -r line; do
+        [[ $line =~ pid\ ([0-9]+)\ comm\ ([^ ]+) ]] || continue
+        pid=${BASH_REMATCH[1]} comm=${BASH_REMATCH[2]}
+        if grep -q librspreload.so "/proc/$pid/maps" 2> /dev/null; then
+            n=$((n + 1))
+        else
+            echo "  QP of pid $pid ($comm) without librspreload.so"; bad=1
+        fi
+        echo "  qp| $line"
+    done < <(rdma res show qp | grep 'type RC state RTS')
+    [ $n -ge "$min" ] && [ $bad = 0 ] || { echo "  $n RC QPs in RTS of preloaded programs, want $min"; return 1; }
+}
+
+counters_start() { rxe0=$(rxe_packets); tcp0=$(tcp_segments); start=$SECONDS; }
+# over rdma|tcp BYTES: where BYTES went, by the counters
+counters_check() {
+    local over=$1 bytes=$2 rxe tcp
+    rxe=$(( $(rxe_packets) - rxe0 )); tcp=$(( $(tcp_segments) - tcp0 ))
+    echo "  rxe0 sent $rxe packets, kernel TCP $tcp segments for $bytes bytes ($((SECONDS - start)) s)"
+    case $over in
+        rdma) [ $rxe -ge $((bytes / 4096)) ] && [ $tcp -lt 50 ] ;;
+        tcp) [ $rxe -lt 50 ] && [ $tcp -ge $((bytes / 65536)) ] ;;
+    esac
+}
+
+verdict() {
+    local label=$1; shift
+    if "$@"; then
+        echo "PASS $label"
+    else
+        echo "FAIL $label"
+        failures=$((failures + 1))
+    fi
+}
+
+# Waits for a background pid, at most 30 s; its exit status.
+reap() {
+    local pid=$1 status watchdog
+    { sleep 30; kill "$pid" 2> /dev/null; } &
+    watchdog=$!
+    wait "$pid"; status=$?
+    kill $watchdog 2> /dev/null; wait $watchdog 2> /dev/null
+    return $status
+}
+
+# transfer LABEL SERVER_LIBS SERVER_PRELOAD CLIENT_LIBS CLIENT_PRELOAD:
+# socat's file sink as the server, socat sending the file as the client.
+transfer() {
+    local label=$1 sl=$2 sp=$3 cl=$4 cp=$5 spid cpid ss=0 cs=0 qps=0 got
+    port=$((port + 1))
+    heading "$label: server on $sl libraries + $sp preload, client on $cl + $cp"
+    rm -f "$work/out" "$work/hold"; mkfifo "$work/hold"
+    wait_for cm_free || echo "  an rdma_cm id still listens"
+    VM_PRELOAD=$sp run_on "$sl" "$socat" -u "TCP-LISTEN:$port,reuseaddr" \
+        "OPEN:$work/out,creat,trunc" > "$work/srv.log" 2>&1 &
+    spid=$!
+    wait_for cm_listening || echo "  no rdma_cm listener"
+    counters_start
+    hold_input | VM_PRELOAD=$cp run_on "$cl" "$socat" -u - "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
+    cpid=$!
+    if wait_for has_size "$work/out"; then
+        echo "  data in after $((SECONDS - start)) s"
+        qps_prove_rdma 2 || qps=1
+    else
+        qps=1
+    fi
+    release
+    reap $cpid || cs=$?
+    reap $spid || ss=$?
+    show server "$work/srv.log"; show client "$work/cli.log"
+    got=$(sha256sum < "$work/out" 2> /dev/null)
+    [ "$got" = "$want" ] || echo "  hash ${got%% *}, want ${want%% *}"
+    counters_check rdma $size; local where=$?
+    verdict "$label (server $ss, client $cs)" \
+        test $ss = 0 -a $cs = 0 -a $qps = 0 -a $where = 0 -a "$got" = "$want"
+}
+
+# rconnect cannot reach 127.0.0.1: the client's socket continues as a
+# kernel TCP socket (same fd) and talks to a plain socat without preload.
+fallback() {
+    local spid ss=0 cs=0 got
+    port=$((port + 1))
+    heading "fallback: plain socat server on 127.0.0.1, client on ours + ours preload"
+    rm -f "$work/out"
+    "$socat" -u "TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr" "OPEN:$work/out,creat,trunc" &
+    spid=$!
+    wait_for tcp_listening || echo "  no TCP listener"
+    counters_start
+    VM_PRELOAD=ours run_on ours "$socat" -u "OPEN:$work/in" "TCP:127.0.0.1:$port" > "$work/cli.log" 2>&1 || cs=$?
+    reap $spid || ss=$?
+    show client "$work/cli.log"
+    got=$(sha256sum < "$work/out" 2> /dev/null)
+    counters_check tcp $size; local where=$?
+    verdict "fallback to kernel TCP (server $ss, client $cs)" \
+        test $ss = 0 -a $cs = 0 -a $where = 0 -a "$got" = "$want"
+}
+
+# Fork mode: fork-echo accepts on kernel TCP and forks; each child's first
+# read converts its connection (WIRE.md part E), the client's first write
+# converts its own.  Two clients, one after the other.
+fork_mode() {
+    local spid cpid ss=0 cs qps got i where
+    port=$((port + 1))
+    heading "fork mode: fork-echo (RDMAV_FORK_SAFE=1) on ours + ours preload, socat clients the same"
+    export RDMAV_FORK_SAFE=1
+    VM_PRELOAD=ours run_on ours "$fork_echo" $port 2 > "$work/srv.log" 2>&1 &
+    spid=$!
+    wait_for tcp_listening || echo "  no TCP listener"
+    for i in 1 2; do
+        cs=0 qps=0
+        rm -f "$work/echo" "$work/hold"; mkfifo "$work/hold"
+        counters_start
+        hold_input | VM_PRELOAD=ours run_on ours "$socat" -t 60 "STDIN!!CREATE:$work/echo" \
+            "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
+        cpid=$!
+        if wait_for has_size "$work/echo"; then
+            echo "  echo back after $((SECONDS - start)) s"
+            qps_prove_rdma 2 || qps=1
+        else
+            qps=1
+        fi
+        release
+        reap $cpid || cs=$?
+        show client "$work/cli.log"
+        got=$(sha256sum < "$work/echo" 2> /dev/null)
+        [ "$got" = "$want" ] || echo "  echo hash ${got%% *}, want ${want%% *}"
+        counters_check rdma $((2 * size)); where=$?
+        verdict "fork mode, client $i (client $cs)" \
+            test $cs = 0 -a $qps = 0 -a $where = 0 -a "$got" = "$want"
+    done
+    reap $spid || ss=$?
+    show server "$work/srv.log"
+    unset RDMAV_FORK_SAFE
+    verdict "fork mode, forking server (exit $ss)" test $ss = 0
+}
+
+case $group in
+    ours)
+        transfer "ours" ours ours ours ours
+        fallback
+        fork_mode ;;
+    mixed)
+        transfer "mixed, upstream's server" reference reference ours ours
+        transfer "mixed, upstream's client" ours ours reference reference
+        transfer "our preload on upstream's librdmacm" reference ours reference ours ;;
+    *) fail "no case group '$group' (ours|mixed)" ;;
+esac
+rm -rf "$work"
+echo "$group: $failures failures"
+[ $failures = 0 ]
