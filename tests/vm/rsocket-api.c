@@ -16,7 +16,8 @@
  *  - shutdown(SHUT_WR): the peer reads the data then 0, and still sends
  *  - MSG_PEEK, MSG_WAITALL, MSG_DONTWAIT; rreadv/rwritev, rsendmsg/rrecvmsg
  *  - rgetpeername/rgetsockname on both ends and on the listener
- *  - 64 MiB with a pattern, checked; 64 connected pairs at once
+ *  - 64 MiB with a pattern, checked; 24 connected pairs at once (a listener
+ *    each: under TCG a pair takes ~2 s)
  *  - close while data is in flight: no crash, no hang, the peer sees the
  *    data then EOF (or ECONNRESET)
  *  - riomap/riowrite: data placed in the peer's mapped buffer
@@ -257,6 +258,9 @@ static int in_child(enum op op, int fd)
 	return vt_in_child(op_child, &c);
 }
 
+/* Where upstream's library crashes and sets no example: any error. */
+enum { ANY_ERROR = -2 };
+
 /* want from ours; a crash of upstream's library is only printed. */
 static void judge(const char *what, int got, int want)
 {
@@ -264,6 +268,8 @@ static void judge(const char *what, int got, int want)
 		vt_skip("%s: upstream's librdmacm crashes (signal %d)", what, got - 128);
 	else if (got > 128)
 		vt_fail("%s crashes (signal %d)", what, got - 128);
+	else if (want == ANY_ERROR)
+		CHECK(got != 0, "%s fails (%s)", what, vt_errname(got));
 	else
 		vt_expect_errno(want, got, what, __LINE__);
 }
@@ -325,8 +331,10 @@ static const char *const null_names[] = {
 	"rpoll(NULL, 1, 0)", "rgetpeername(unconnected, NULL, &len)",
 	"rsetsockopt(RDMA_SQSIZE, NULL)",
 };
+/* upstream's library crashes on all but the first */
 static const int null_errno[] = {
-	EINVAL, EINVAL, EFAULT, EFAULT, EFAULT, EFAULT, EFAULT, EFAULT, ENOTCONN, EFAULT,
+	EINVAL, ANY_ERROR, ANY_ERROR, ANY_ERROR, ANY_ERROR, ANY_ERROR, ANY_ERROR, ANY_ERROR,
+	ANY_ERROR, ANY_ERROR,
 };
 
 static void bad_arguments(void)
@@ -390,7 +398,13 @@ static void bad_arguments(void)
 	len = sizeof(val);
 	EXPECT_FAIL(ENOTSUP, rgetsockopt(fd, 99, 1, &val, &len));
 	EXPECT_FAIL(ENOTSUP, rgetsockopt(fd, SOL_SOCKET, 99, &val, &len));
-	EXPECT_FAIL(ENOTSUP, rfcntl(fd, F_GETFD));
+	/* F_GETFD/F_SETFD (FD_CLOEXEC) came with v64; v44 refuses them and
+	 * ours, asked for FD_CLOEXEC, has them */
+	if (vt_cm_upstream)
+		EXPECT_FAIL(ENOTSUP, rfcntl(fd, F_GETFD));
+	else
+		CHECK(rfcntl(fd, F_GETFD) == 0 && !rfcntl(fd, F_SETFD, FD_CLOEXEC) &&
+		      rfcntl(fd, F_GETFD) == FD_CLOEXEC, "F_GETFD/F_SETFD FD_CLOEXEC round trip");
 	EXPECT_FAIL(ENOTSUP, rfcntl(fd, F_DUPFD, 0));
 	rclose(fd);
 }
@@ -970,39 +984,76 @@ out:
 	close_all((int[]){ c, s, lfd }, 3);
 }
 
-enum { MANY = 64 };
+enum { MANY = 24 };
 
 /* A listener a pair: upstream's v44 listener delivers only a few of
  * many connections to raccept (sequential connect and accept stopped at
  * the 6th, an accepting thread got fewer than 64 of 64 connects). */
-static void many_sockets(uint16_t port)
+struct many {
+	uint16_t port;
+	int made, ok;
+	bool done;
+};
+
+static void *many_pairs(void *arg)
 {
-	int l[MANY], c[MANY], s[MANY], ok = 0, made = 0, fds = vt_count_fds();
+	struct many *m = arg;
+	uint16_t port = m->port;
+	int l[MANY], c[MANY], s[MANY], fds = vt_count_fds();
 	char buf[8];
 
-	begin("64 connected pairs at once");
 	for (int i = 0; i < MANY; i++)
 		l[i] = c[i] = s[i] = -1;
-	for (int i = 0; i < MANY; i++, made++) {
+	for (int i = 0; i < MANY; i++, m->made++) {
 		if ((l[i] = listener(port + i)) < 0 || !connect_pair(l[i], port + i, &c[i], &s[i]))
 			break;
-		if (i % 16 == 15)
+		if (i % 8 == 7)
 			printf("   %d connected\n", i + 1);
 	}
-	CHECK(made == MANY, "%d pairs connected", made);
-	for (int i = 0; i < made; i++) {
+	for (int i = 0; i < m->made; i++) {
 		uint32_t v = i, back = ~0u;
 
 		if (rsend(c[i], &v, 4, 0) == 4 && rrecv(s[i], buf, 4, MSG_WAITALL) == 4 &&
 		    rsend(s[i], buf, 4, 0) == 4 && rrecv(c[i], &back, 4, MSG_WAITALL) == 4 &&
 		    back == v)
-			ok++;
+			m->ok++;
 	}
-	CHECK(ok == MANY, "%d of %d pairs echo their own number", ok, MANY);
 	close_all(c, MANY);
 	close_all(s, MANY);
 	close_all(l, MANY);
 	printf("   fds: %d before, %d after\n", fds, vt_count_fds());
+	m->done = true;
+	return NULL;
+}
+
+/* In a thread, the last section: upstream's v44 stops in raccept after
+ * a few connections (sequential connect and accept on one listener
+ * stopped at the 6th; one listener a pair at some point too), which is
+ * printed; ours must connect them all. */
+static void many_sockets(uint16_t port)
+{
+	static struct many m;
+	struct timespec deadline;
+	pthread_t thread;
+
+	begin("24 connected pairs at once");
+	alarm(0);
+	m = (struct many){ port, 0, 0, false };
+	if (!MUST(!pthread_create(&thread, NULL, many_pairs, &m)))
+		return;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += 150;
+	if (pthread_timedjoin_np(thread, NULL, &deadline)) {
+		pthread_detach(thread);
+		if (vt_cm_upstream)
+			vt_skip("%d pairs: upstream's listener stopped delivering connections after %d",
+				MANY, m.made);
+		else
+			vt_fail("%d pairs: still connecting after 150 s (%d made)", MANY, m.made);
+		return;
+	}
+	CHECK(m.made == MANY, "%d pairs connected", m.made);
+	CHECK(m.ok == MANY, "%d of %d pairs echo their own number", m.ok, MANY);
 }
 
 static void close_in_flight(uint16_t port)
@@ -1225,9 +1276,9 @@ static const struct {
 	{ "names", names, 7560 },
 	{ "iomap", iomap, 7570 },
 	{ "close", close_in_flight, 7580 },
-	{ "many", many_sockets, 7590 },
 	{ "large", large_transfer, 7700 },
 	{ "ipv6", ipv6, 7710 },
+	{ "many", many_sockets, 7590 },
 };
 
 /* Every section, or those named on the command line. */
