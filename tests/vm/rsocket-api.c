@@ -106,15 +106,46 @@ static int listener(uint16_t port)
 	return listener_on((struct sockaddr *)&sin, sizeof(sin));
 }
 
-/* A blocking connect to addr, then its accept on lfd: the listener's
- * service thread completes the connection without raccept. */
+struct accepting {
+	int lfd;
+	int fd;
+	int err;
+};
+
+static void *accept_one(void *arg)
+{
+	struct accepting *a = arg;
+
+	a->fd = raccept(a->lfd, NULL, NULL);
+	a->err = errno;
+	return NULL;
+}
+
+/* A blocking connect of *c (a new socket if -1) to addr while a thread
+ * accepts on lfd, as a server would.  (Upstream's listener completes connections in a service thread
+ * before raccept: connect first, accept after works there too.) */
 static bool connect_pair_to(int lfd, const struct sockaddr *addr, socklen_t len, int *c, int *s)
 {
-	*c = rsocket(addr->sa_family, SOCK_STREAM, 0);
+	struct accepting a = { lfd, -1, 0 };
+	pthread_t thread;
+	bool connected;
+
+	if (*c < 0)
+		*c = rsocket(addr->sa_family, SOCK_STREAM, 0);
 	*s = -1;
-	if (!MUST(*c >= 0))
+	if (!MUST(*c >= 0) || !MUST(!pthread_create(&thread, NULL, accept_one, &a)))
 		return false;
-	if (!MUST(!rconnect(*c, addr, len)) || !MUST((*s = raccept(lfd, NULL, NULL)) >= 0)) {
+	connected = MUST(!rconnect(*c, addr, len));
+	if (!connected) {
+		/* nothing will come to the accepting thread: left waiting */
+		pthread_detach(thread);
+		rclose(*c);
+		*c = -1;
+		return false;
+	}
+	pthread_join(thread, NULL);
+	errno = a.err;
+	if (!MUST((*s = a.fd) >= 0)) {
 		rclose(*c);
 		*c = -1;
 		return false;
@@ -504,13 +535,8 @@ static void options(uint16_t port)
 	set_int(c, SOL_RDMA, RDMA_SQSIZE, 8, "RDMA_SQSIZE");
 	set_int(c, SOL_RDMA, RDMA_RQSIZE, 200, "RDMA_RQSIZE");
 	set_int(c, SOL_RDMA, RDMA_INLINE, 16, "RDMA_INLINE");
-	{
-		struct sockaddr_in sin = rxe_addr(port);
-
-		if (!MUST(!rconnect(c, (struct sockaddr *)&sin, sizeof(sin))) ||
-		    !MUST((s = raccept(lfd, NULL, NULL)) >= 0))
-			goto out;
-	}
+	if (!connect_pair(lfd, port, &c, &s))
+		goto out;
 	printf("   connected: client sq %d rq %d inline %d; server sq %d rq %d inline %d\n",
 	       get_int(c, SOL_RDMA, RDMA_SQSIZE), get_int(c, SOL_RDMA, RDMA_RQSIZE),
 	       get_int(c, SOL_RDMA, RDMA_INLINE), get_int(s, SOL_RDMA, RDMA_SQSIZE),
@@ -605,6 +631,21 @@ static void nonblocking(uint16_t port)
 	}
 out:
 	close_all((int[]){ c, s, lfd }, 3);
+}
+
+struct connecting {
+	struct sockaddr_in to;
+	int fd;
+	int rc;
+};
+
+static void *connect_one(void *arg)
+{
+	struct connecting *k = arg;
+
+	k->fd = rsocket(AF_INET, SOCK_STREAM, 0);
+	k->rc = k->fd < 0 ? -1 : rconnect(k->fd, (struct sockaddr *)&k->to, sizeof(k->to));
+	return NULL;
 }
 
 struct idle {
@@ -725,23 +766,25 @@ static void polling(uint16_t port)
 	      "rselect on a plain fd alone");
 	idle_timeout(s);
 
-	/* a pending connection on a blocking listener */
+	/* a pending connection on a blocking listener: a thread connects */
 	{
-		int c2 = -1, s2 = -1;
-		struct sockaddr_in sin = rxe_addr(port);
+		struct connecting k = { rxe_addr(port), -1, -1 };
+		pthread_t thread;
+		int s2 = -1;
 
-		if (MUST((c2 = rsocket(AF_INET, SOCK_STREAM, 0)) >= 0) &&
-		    MUST(!rconnect(c2, (struct sockaddr *)&sin, sizeof(sin)))) {
-			CHECK(poll_one(lfd, POLLIN, 5000) & POLLIN,
-			      "the listener polls readable with a connection queued");
+		if (MUST(!pthread_create(&thread, NULL, connect_one, &k))) {
+			CHECK(poll_one(lfd, POLLIN, 10000) & POLLIN,
+			      "the listener polls readable with a connection coming");
 			FD_ZERO(&rd);
 			FD_SET(lfd, &rd);
 			tv = (struct timeval){ 5, 0 };
 			CHECK(rselect(FD_SETSIZE, &rd, NULL, NULL, &tv) == 1 && FD_ISSET(lfd, &rd),
 			      "and rselect says the same");
 			CHECK((s2 = raccept(lfd, NULL, NULL)) >= 0, "raccept");
+			pthread_join(thread, NULL);
+			CHECK(k.rc == 0, "the thread's rconnect");
 		}
-		close_all((int[]){ c2, s2 }, 2);
+		close_all((int[]){ k.fd, s2 }, 2);
 	}
 	/* the peer gone: POLLIN (EOF) and POLLHUP */
 	rclose(c);
@@ -864,6 +907,8 @@ static bool same_addr(const struct sockaddr_in *a, const struct sockaddr_in *b)
 static void names(uint16_t port)
 {
 	struct sockaddr_in bound = rxe_addr(port), got, cl, cpeer, speer, sname, acc;
+	struct connecting k;
+	pthread_t thread;
 	socklen_t len;
 	int lfd, c = -1, s = -1;
 
@@ -873,11 +918,14 @@ static void names(uint16_t port)
 	len = sizeof(got);
 	CHECK(!rgetsockname(lfd, (struct sockaddr *)&got, &len) && len == sizeof(got) &&
 	      same_addr(&got, &bound), "the listener's name is its bound address");
-	if (!MUST((c = rsocket(AF_INET, SOCK_STREAM, 0)) >= 0) ||
-	    !MUST(!rconnect(c, (struct sockaddr *)&bound, sizeof(bound))))
+	k = (struct connecting){ bound, -1, -1 };
+	if (!MUST(!pthread_create(&thread, NULL, connect_one, &k)))
 		goto out;
 	len = sizeof(acc);
-	if (!MUST((s = raccept(lfd, (struct sockaddr *)&acc, &len)) >= 0))
+	s = raccept(lfd, (struct sockaddr *)&acc, &len);
+	pthread_join(thread, NULL);
+	c = k.fd;
+	if (!MUST(s >= 0) || !MUST(k.rc == 0))
 		goto out;
 	len = sizeof(cl);
 	CHECK(!rgetsockname(c, (struct sockaddr *)&cl, &len) && cl.sin_family == AF_INET &&
@@ -1159,7 +1207,6 @@ static bool unmapped_write(int fd)
 static void iomap(uint16_t port)
 {
 	static char target[1 << 16], src[1 << 16];
-	struct sockaddr_in sin = rxe_addr(port);
 	int lfd, c = -1, s = -1, size = 4;
 	off_t off;
 	size_t n;
@@ -1172,8 +1219,7 @@ static void iomap(uint16_t port)
 	if (!MUST((c = rsocket(AF_INET, SOCK_STREAM, 0)) >= 0))
 		goto out;
 	set_int(c, SOL_RDMA, RDMA_IOMAPSIZE, size, "RDMA_IOMAPSIZE");
-	if (!MUST(!rconnect(c, (struct sockaddr *)&sin, sizeof(sin))) ||
-	    !MUST((s = raccept(lfd, NULL, NULL)) >= 0))
+	if (!connect_pair(lfd, port, &c, &s))
 		goto out;
 	/* the client offered no table to the server's side of the other way */
 	off = riomap(c, target, sizeof(target), PROT_WRITE, 0, 0);
