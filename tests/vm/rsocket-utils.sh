@@ -90,7 +90,6 @@ all_cases() {
     [ "$more" = more ] || return 0
     rstream_case "blocking 64 B" -T b -S 64 -C 1000
     rstream_case "blocking 16 MiB x 2" -T b -S $((16 << 20)) -C 2
-    rstream_case "non-blocking verify 100000 B" -T n -T v -S 100000 -C 20
     rstream_case "async verify 777 B" -T a -T v -S 777 -C 200
 }
 
