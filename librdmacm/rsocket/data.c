@@ -799,7 +799,8 @@ ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 		return -1;
 	if (rs->type == SOCK_DGRAM)
 		return rs_fail_ssize(ds_sendto(rs, buf, len, flags, dest_addr, addrlen));
-	/* A connected stream takes no address. */
+	/* A connected stream takes no address: EISCONN, as upstream 44
+	 * answers in the guest (NULL/0 sends). */
 	if (dest_addr || addrlen)
 		return rs_fail_ssize(-EISCONN);
 	return rsend(socket, buf, len, flags);
