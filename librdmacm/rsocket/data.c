@@ -760,8 +760,14 @@ short rs_stream_poll(struct rsocket *rs, short events)
 		revents |= POLLIN;
 	if ((events & POLLOUT) && rs_can_send(rs))
 		revents |= POLLOUT;
-	if (!(rs->state & RS_CONNECTED))
-		revents |= rs->state == RS_DISCONNECTED ? POLLHUP : POLLERR;
+	/* Upstream also reports POLLHUP while data is still queued, which
+	 * makes its own rstream -T a quit before reading the last bytes the
+	 * peer sent before closing; as TCP does, the hang-up shows once the
+	 * data is read (then rrecv returns 0). */
+	if (rs->state == RS_DISCONNECTED && !rs_have_rdata(rs))
+		revents |= POLLHUP;
+	else if (!(rs->state & (RS_CONNECTED | RS_DISCONNECTED)))
+		revents |= POLLERR;
 	return revents;
 }
 
