@@ -317,14 +317,15 @@ int rs_process_cq(struct rsocket *rs)
 	return ret;
 }
 
-/* Caller holds cq_lock: the CQ event, if one is there (the channel does
- * not block: another waiter may have taken it). */
+/* Caller holds cq_lock: the CQ event, if one is there.  Another waiter
+ * may have taken it, so look first: the read must not block. */
 static void rs_take_cq_event(struct rsocket *rs)
 {
+	struct pollfd pfd = { .fd = rs->cq_channel->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *ctx;
 
-	if (!ibv_get_cq_event(rs->cq_channel, &cq, &ctx)) {
+	if (poll(&pfd, 1, 0) == 1 && !ibv_get_cq_event(rs->cq_channel, &cq, &ctx)) {
 		ibv_ack_cq_events(cq, 1);
 		rs->cq_armed = false;
 	}
@@ -759,8 +760,14 @@ short rs_stream_poll(struct rsocket *rs, short events)
 		revents |= POLLIN;
 	if ((events & POLLOUT) && rs_can_send(rs))
 		revents |= POLLOUT;
-	if (!(rs->state & RS_CONNECTED))
-		revents |= rs->state == RS_DISCONNECTED ? POLLHUP : POLLERR;
+	/* Upstream also reports POLLHUP while data is still queued, which
+	 * makes its own rstream -T a quit before reading the last bytes the
+	 * peer sent before closing; as TCP does, the hang-up shows once the
+	 * data is read (then rrecv returns 0). */
+	if (rs->state == RS_DISCONNECTED && !rs_have_rdata(rs))
+		revents |= POLLHUP;
+	else if (!(rs->state & (RS_CONNECTED | RS_DISCONNECTED)))
+		revents |= POLLERR;
 	return revents;
 }
 
@@ -798,7 +805,8 @@ ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 		return -1;
 	if (rs->type == SOCK_DGRAM)
 		return rs_fail_ssize(ds_sendto(rs, buf, len, flags, dest_addr, addrlen));
-	/* A connected stream takes no address. */
+	/* A connected stream takes no address: EISCONN, as upstream 44
+	 * answers in the guest (NULL/0 sends). */
 	if (dest_addr || addrlen)
 		return rs_fail_ssize(-EISCONN);
 	return rsend(socket, buf, len, flags);
