@@ -12,7 +12,6 @@
  */
 #include "engine.h"
 
-#include <byteswap.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -202,15 +201,6 @@ static bool rs_credits_due(struct rsocket *rs)
 		(int16_t)(rs_load16(&rs->rseq_no) - rs->rseq_comp) >= 0);
 }
 
-static void rs_sge_to_peer(const struct rsocket *rs, struct rs_sge *sge)
-{
-	if (!rs->swap_sgl)
-		return;
-	sge->addr = bswap_64(sge->addr);
-	sge->key = bswap_32(sge->key);
-	sge->length = bswap_32(sge->length);
-}
-
 /* Control payloads go inline, or from a staging slot after the send ring
  * (at most RS_QP_CTRL_SIZE are in flight). */
 static void rs_ctrl_payload(struct rsocket *rs, const void *data, uint32_t len,
@@ -284,7 +274,7 @@ static int rs_poll_cq(struct rsocket *rs)
 	struct ibv_wc wc[RS_WC_BATCH];
 	struct ibv_recv_wr rwr[RS_WC_BATCH], *bad;
 	struct ibv_sge rsge[RS_WC_BATCH];
-	int n, nrecv, ret;
+	int n, nrecv;
 
 	do {
 		n = ibv_poll_cq(rs->cq, RS_WC_BATCH, wc);
@@ -305,12 +295,10 @@ static int rs_poll_cq(struct rsocket *rs)
 				rwr[nrecv - 1].next = &rwr[nrecv];
 			nrecv++;
 		}
-		/* Past the connection a failed post only means a QP in error. */
-		if (nrecv) {
-			ret = ibv_post_recv(rs->cm_id->qp, rwr, &bad);
-			if (ret && (rs->state & RS_CONNECTED))
-				return ret;
-		}
+		/* A failed re-post means a QP in error: the connection's end
+		 * shows in its completions and CM events, not here. */
+		if (nrecv)
+			ibv_post_recv(rs->cm_id->qp, rwr, &bad);
 	} while (n == RS_WC_BATCH);
 	return 0;
 }

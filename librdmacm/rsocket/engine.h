@@ -55,6 +55,10 @@ void rs_arm_cq(struct rsocket *rs);
 void rs_cq_woke(struct rsocket *rs);
 int rs_copy_to_sbuf(struct rsocket *rs, const void *src, uint32_t len, struct ibv_sge sge[2]);
 
+/* wire.c: into the peer's byte order when it differs from ours. */
+void rs_sge_to_peer(const struct rsocket *rs, struct rs_sge *sge);
+void rs_iomap_to_peer(const struct rsocket *rs, struct rs_iomap *entry);
+
 /* iomap.c */
 int rs_send_iomaps(struct rsocket *rs, int flags);
 void rs_iomap_free_all(struct rsocket *rs);

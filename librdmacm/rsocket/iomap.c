@@ -7,7 +7,6 @@
  */
 #include "engine.h"
 
-#include <byteswap.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -156,16 +155,6 @@ void rs_iomap_free_all(struct rsocket *rs)
 	rs_free_list(rs->iomap_queue);
 	rs->iomap_list = rs->iomap_queue = NULL;
 	rs->iomap_pending = 0;
-}
-
-static void rs_iomap_to_peer(const struct rsocket *rs, struct rs_iomap *e)
-{
-	if (!rs->swap_sgl)
-		return;
-	e->offset = bswap_64(e->offset);
-	e->sge.addr = bswap_64(e->sge.addr);
-	e->sge.key = bswap_32(e->sge.key);
-	e->sge.length = bswap_32(e->sge.length);
 }
 
 /* One entry into the peer's table: a credited write with immediate. */

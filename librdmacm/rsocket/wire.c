@@ -3,8 +3,9 @@
  * The connect private data (WIRE.md A.1.6, A.1.10) and the 8-bit scale the
  * iomap table size travels in (A.8.2).
  */
-#include "rs.h"
+#include "engine.h"
 
+#include <byteswap.h>
 #include <endian.h>
 #include <string.h>
 
@@ -49,6 +50,8 @@ void rs_conn_data_build(const struct rsocket *rs, struct rs_conn_data *out)
 
 int rs_conn_data_apply(struct rsocket *rs, const struct rs_conn_data *in)
 {
+	if (!rs->target_sgl)
+		return EINVAL;		/* before rs_create_resources() */
 	if (in->version != RS_CONN_VERSION)
 		return ENOTSUP;
 
@@ -72,4 +75,23 @@ int rs_conn_data_apply(struct rsocket *rs, const struct rs_conn_data *in)
 		memset(&rs->remote_iomap, 0, sizeof(rs->remote_iomap));
 	}
 	return 0;
+}
+
+/* What we RDMA-write into the peer's tables is in the peer's byte order
+ * (A.5.4, A.8.4). */
+void rs_sge_to_peer(const struct rsocket *rs, struct rs_sge *sge)
+{
+	if (!rs->swap_sgl)
+		return;
+	sge->addr = bswap_64(sge->addr);
+	sge->key = bswap_32(sge->key);
+	sge->length = bswap_32(sge->length);
+}
+
+void rs_iomap_to_peer(const struct rsocket *rs, struct rs_iomap *entry)
+{
+	if (!rs->swap_sgl)
+		return;
+	entry->offset = bswap_64(entry->offset);
+	rs_sge_to_peer(rs, &entry->sge);
 }
