@@ -25,11 +25,14 @@ export PAIR_WAIT=udp PAIR_SERVER_STAYS=1 PAIR_TIMEOUT=30
 ip=$RDMAVM_RXE_IP
 result='^(custom|[0-9]+[kmb]?_(lat|bw)) +[0-9]+ +[0-9]+ '
 
+# UDPONG_CLIENT_TIMEOUT: the client alone is stopped that soon (one
+# that waits for an answer that never comes).
 udpong_pair() {
-    local label=$1 pattern=$2
+    local label=$1 pattern=$2 limit=()
     shift 2
+    [ -z "${UDPONG_CLIENT_TIMEOUT:-}" ] || limit=(timeout "$UDPONG_CLIENT_TIMEOUT")
     pair "$label" "$pattern" udpong -b "$ip" -p $pair_port "$@" -- \
-        udpong -s "$ip" -p $pair_port "$@"
+        "${limit[@]}" udpong -s "$ip" -p $pair_port "$@"
 }
 
 heading "0. ${1##*/} on our librdmacm"
@@ -56,7 +59,7 @@ if ! PAIR_SIDE=reference udpong_pair "udpong upstream <-> upstream" "$result" -T
     upstream_works=0
     known_roce_failure "upstream's datagram rsockets do not work on RoCE: the AH to its own port has no GRH (LID only), ibv_create_ah fails, rconnect reports its cleanup's ENOENT"
 fi
-PAIR_SERVER_SIDE=reference PAIR_CLIENT_SIDE=ours PAIR_TIMEOUT=8 PAIR_SERVER_GRACE=1 \
+PAIR_SERVER_SIDE=reference PAIR_CLIENT_SIDE=ours UDPONG_CLIENT_TIMEOUT=10 PAIR_SERVER_GRACE=1 \
     udpong_pair "udpong server upstream, client ours" "$result" -T b -C 10 -S 100 ||
     known_roce_failure "the upstream server cannot make the AH to its own port when our first datagram comes over UDP, so it never answers (our client waits until stopped)"
 PAIR_SERVER_SIDE=ours PAIR_CLIENT_SIDE=reference \
