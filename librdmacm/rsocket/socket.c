@@ -390,12 +390,9 @@ int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 	uint64_t count;
 	int ret;
 
-	if (!listener)
+	/* Upstream's answer for a socket that does not listen, too. */
+	if (!listener || listener->state != RS_LISTENING || listener->type != SOCK_STREAM)
 		return cma_fail(EBADF);
-	if (listener->type != SOCK_STREAM)
-		return cma_fail(EOPNOTSUPP);
-	if (listener->state != RS_LISTENING)
-		return cma_fail(EINVAL);
 	pfd = (struct pollfd){ .fd = listener->accept_fd, .events = POLLIN };
 	while (read(listener->accept_fd, &count, sizeof(count)) != sizeof(count)) {
 		if (errno != EAGAIN)
