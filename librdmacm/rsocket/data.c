@@ -317,14 +317,15 @@ int rs_process_cq(struct rsocket *rs)
 	return ret;
 }
 
-/* Caller holds cq_lock: the CQ event, if one is there (the channel does
- * not block: another waiter may have taken it). */
+/* Caller holds cq_lock: the CQ event, if one is there.  Another waiter
+ * may have taken it, so look first: the read must not block. */
 static void rs_take_cq_event(struct rsocket *rs)
 {
+	struct pollfd pfd = { .fd = rs->cq_channel->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *ctx;
 
-	if (!ibv_get_cq_event(rs->cq_channel, &cq, &ctx)) {
+	if (poll(&pfd, 1, 0) == 1 && !ibv_get_cq_event(rs->cq_channel, &cq, &ctx)) {
 		ibv_ack_cq_events(cq, 1);
 		rs->cq_armed = false;
 	}
@@ -798,7 +799,8 @@ ssize_t rsendto(int socket, const void *buf, size_t len, int flags,
 		return -1;
 	if (rs->type == SOCK_DGRAM)
 		return rs_fail_ssize(ds_sendto(rs, buf, len, flags, dest_addr, addrlen));
-	/* A connected stream takes no address. */
+	/* A connected stream takes no address: EISCONN, as upstream 44
+	 * answers in the guest (NULL/0 sends). */
 	if (dest_addr || addrlen)
 		return rs_fail_ssize(-EISCONN);
 	return rsend(socket, buf, len, flags);

@@ -67,14 +67,6 @@ static int rs_create_cq(struct rsocket *rs)
 	rs->cq_channel = ibv_create_comp_channel(verbs);
 	if (!rs->cq_channel)
 		return errno;
-	/* Waiters sleep in poll() and read the event after: several may
-	 * wake for one, so the read must not block (data.c rs_wait_cq). */
-	{
-		int fl = fcntl(rs->cq_channel->fd, F_GETFL);
-
-		if (fl < 0 || fcntl(rs->cq_channel->fd, F_SETFL, fl | O_NONBLOCK))
-			return errno;
-	}
 	rs->cq = ibv_create_cq(verbs, rs->sq_size + rs->rq_size, rs, rs->cq_channel, 0);
 	if (!rs->cq)
 		return errno;
