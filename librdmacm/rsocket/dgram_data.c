@@ -301,6 +301,8 @@ ssize_t ds_sendto(struct rsocket *rs, const void *buf, size_t len, int flags,
 	uint32_t qpn;
 	ssize_t ret;
 
+	if (!buf && len)
+		return -EFAULT;
 	if (dst) {
 		ret = ds_addr_key(dst, dstlen, &key);
 		if (ret)
@@ -350,6 +352,8 @@ ssize_t ds_recvfrom(struct rsocket *rs, void *buf, size_t len, int flags,
 	size_t payload;
 	int ret;
 
+	if (!buf && len)
+		return -EFAULT;
 	pthread_mutex_lock(&rs->rlock);
 	pthread_mutex_lock(&rs->cq_lock);
 	ret = ds_wait(rs, ds_has_msg, NULL, rs_nonblocking(rs, flags));
