@@ -94,6 +94,12 @@ static void test_peek_truncate(int a, int b)
 	CHECK(rsendto(a, big, sizeof(big) + 1, 0, (struct sockaddr *)&to, sizeof(to)) == -1 &&
 	      errno == EMSGSIZE, "1017 bytes: EMSGSIZE, got errno %d", errno);
 	errno = 0;
+	CHECK(rsendto(a, NULL, 8, 0, (struct sockaddr *)&to, sizeof(to)) == -1 && errno == EFAULT,
+	      "rsendto from NULL: EFAULT, got errno %d", errno);
+	errno = 0;
+	CHECK(rrecvfrom(b, NULL, 8, MSG_DONTWAIT, NULL, NULL) == -1 && errno == EFAULT,
+	      "rrecvfrom into NULL: EFAULT, got errno %d", errno);
+	errno = 0;
 	CHECK(rrecvfrom(b, buf, sizeof(buf), MSG_DONTWAIT, NULL, NULL) == -1 &&
 	      (errno == EAGAIN || errno == EWOULDBLOCK), "nothing queued: EAGAIN, got %d", errno);
 }
