@@ -44,9 +44,11 @@ static uint64_t rs_keepalive_round(uint64_t now)
 
 	for (struct rsocket *rs = rs_keepalive.list; rs; rs = rs->keepalive_next) {
 		if (rs->keepalive_due <= now) {
-			/* A probe only when a control slot is free: the
-			 * engine does not wait for one. */
-			if (rs->state & RS_CONNECTED)
+			/* A probe only when a control slot is free (a
+			 * hint: rs_send_ctrl() would wait for one, and this
+			 * thread serves every socket). */
+			if ((rs->state & RS_CONNECTED) &&
+			    __atomic_load_n(&rs->ctrl_avail, __ATOMIC_RELAXED))
 				rs_send_ctrl(rs, RS_CTRL_KEEPALIVE);
 			rs->keepalive_due = now + rs_keepalive_interval_ns(rs);
 		}

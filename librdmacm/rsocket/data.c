@@ -274,7 +274,7 @@ static int rs_poll_cq(struct rsocket *rs)
 	struct ibv_wc wc[RS_WC_BATCH];
 	struct ibv_recv_wr rwr[RS_WC_BATCH], *bad;
 	struct ibv_sge rsge[RS_WC_BATCH];
-	int n, nrecv, ret;
+	int n, nrecv;
 
 	do {
 		n = ibv_poll_cq(rs->cq, RS_WC_BATCH, wc);
@@ -295,12 +295,10 @@ static int rs_poll_cq(struct rsocket *rs)
 				rwr[nrecv - 1].next = &rwr[nrecv];
 			nrecv++;
 		}
-		/* Past the connection a failed post only means a QP in error. */
-		if (nrecv) {
-			ret = ibv_post_recv(rs->cm_id->qp, rwr, &bad);
-			if (ret && (rs->state & RS_CONNECTED))
-				return ret;
-		}
+		/* A failed re-post means a QP in error: the connection's end
+		 * shows in its completions and CM events, not here. */
+		if (nrecv)
+			ibv_post_recv(rs->cm_id->qp, rwr, &bad);
 	} while (n == RS_WC_BATCH);
 	return 0;
 }

@@ -312,6 +312,7 @@ static int ds_fix_sizes(struct rsocket *rs, struct ibv_context *verbs)
 	rs->sq_size = rs->sq_size < 1 ? 1 : rs->sq_size > max_wr ? max_wr : rs->sq_size;
 	rs->rbuf_size = rs->rq_size * DS_SLOT_SIZE;
 	rs->sbuf_size = rs->sq_size * DS_SLOT_SIZE;
+	rs->sizes_fixed = true;
 	rs->ds->rmsg = calloc(rs->rq_size, sizeof(*rs->ds->rmsg));
 	return rs->ds->rmsg ? 0 : ENOMEM;
 }
