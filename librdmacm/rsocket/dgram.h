@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the datagram rsocket files share (WIRE.md part B): dgram.c has the
- * socket, its UD QPs, destinations and data path; dgram_svc.c the UDP
- * service thread that answers the resolution protocol.
+ * socket, its UD QPs, destinations and address handles; dgram_data.c the
+ * data path; dgram_svc.c the UDP service thread that answers the
+ * resolution protocol.
  *
  * Locks, in this order: the service's lock (held while it handles a
  * datagram), rs->slock (senders; the service's local deliveries),
@@ -68,6 +69,7 @@ struct ds_qp {
 	union ds_addr src;
 	struct ds_header hdr;		/* what its messages carry */
 	uint32_t max_msg;		/* bytes per message, header included */
+	uint32_t max_inline;		/* what the QP got */
 	uint8_t *rbuf;			/* GRH area, then rq_size slots */
 	struct ibv_mr *rmr;
 	uint8_t *sbuf;			/* sq_size slots */
@@ -105,18 +107,24 @@ struct rs_dgram {
 	pthread_cond_t cq_cond;		/* it woke */
 };
 
-/* dgram.c, for the service */
+/* dgram.c */
+/* An address as the destination table keys it (family, port, address,
+ * IPv6 scope); EINVAL/EAFNOSUPPORT for what is not IPv4/IPv6. */
+int ds_addr_key(const struct sockaddr *sa, socklen_t len, union ds_addr *key);
+socklen_t ds_addr_len(const union ds_addr *addr);
 int ds_get_dest(struct rsocket *rs, const union ds_addr *addr, struct ds_dest **out);
 struct ibv_ah *ds_create_ah(struct ds_qp *qp, const union ds_addr *dst);
+
+/* dgram_data.c */
+void ds_header_fill(struct ds_header *hdr, const union ds_addr *addr);
+uint8_t ds_udp_header_len(const struct ds_qp *qp);
+void ds_udp_header_fill(const struct ds_qp *qp, uint8_t op, struct ds_udp_header *hdr);
+int ds_post_recv(struct ds_qp *qp, uint32_t slot);
+void ds_wake(struct rs_dgram *ds);		/* epfd readable: look again */
 /* Queues a message on qp itself, as if from `from`; dropped when no
  * send slot is free (datagrams may be lost). */
 void ds_deliver_local(struct rsocket *rs, struct ds_qp *qp, const union ds_addr *from,
 		      const void *payload, size_t len);
-uint8_t ds_udp_header_len(const struct ds_qp *qp);
-void ds_udp_header_fill(const struct ds_qp *qp, uint8_t op, struct ds_udp_header *hdr);
-/* An address as the destination table keys it (family, port, address,
- * IPv6 scope); EINVAL/EAFNOSUPPORT for what is not IPv4/IPv6. */
-int ds_addr_key(const struct sockaddr *sa, socklen_t len, union ds_addr *key);
 
 /* dgram_svc.c */
 int ds_svc_add(struct rsocket *rs);
