@@ -37,7 +37,7 @@ tcp_segments() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snm
 
 wait_for() {
     local i
-    for i in $(seq 120); do
+    for i in $(seq 60); do
         "$@" && return 0
         sleep 0.5
     done
