@@ -54,7 +54,9 @@ show() { grep -v '^  provider: ' "$2" | sed "s/^/  $1| /"; }
 # The client's input: the file, then whatever comes through the fifo
 # "hold", so the connection stays up until release() (after the checks).
 hold_input() { cat "$work/in" "$work/hold"; }
-release() { : > "$work/hold"; }
+# (Opening the fifo waits for its reader: a client stuck before the end of
+# the file would never get there.)
+release() { timeout 10 bash -c ": > '$work/hold'" || echo "  the client never read all its input"; }
 
 # The RC QPs in RTS now, each owner with the preload mapped; at least MIN.
 qps_prove_rdma() {
@@ -123,7 +125,7 @@ transfer() {
         echo "  data in after $((SECONDS - start)) s"
         qps_prove_rdma 2 || qps=1
     else
-        qps=1
+        echo "  the data did not arrive within ~30 s"; qps=1
     fi
     release
     reap $cpid || cs=$?
@@ -178,7 +180,7 @@ fork_mode() {
             echo "  echo back after $((SECONDS - start)) s"
             qps_prove_rdma 2 || qps=1
         else
-            qps=1
+            echo "  the echo did not come back within ~30 s"; qps=1
         fi
         release
         reap $cpid || cs=$?
