@@ -9,17 +9,21 @@
 # kernel's TCP segment counter by next to nothing.  Every process proves
 # which librdmacm and which librspreload it loaded (run_on, VM_PRELOAD).
 #
-#   usage: preload.sh FORK_ECHO ours|mixed
+#   usage: preload.sh FORK_ECHO SENDFILE_CLIENT ours|mixed
+#          (tests/vm/fork-echo.c and sendfile-client.c, built)
 #
-# ours:  both ends ours; the kernel fallback when rconnect cannot route
+# ours:  both ends ours; sendfile(2) to an rsocket (sendfile-client.c, a
+#        plain TCP program; upstream's preload fails there); the kernel fallback when rconnect cannot route
 #        (127.0.0.1, a plain TCP server); fork mode (RDMAV_FORK_SAFE=1)
 #        with a forking server of our own (fork-echo.c), two clients.
 # mixed: upstream's preload on upstream's librdmacm against ours, both
 #        directions; our preload on upstream's librdmacm, both ends.
 . "$(dirname "$0")/lib.sh"
 
-fork_echo=${1:?usage: preload.sh FORK_ECHO ours|mixed}
-group=${2:?usage: preload.sh FORK_ECHO ours|mixed}
+usage="usage: preload.sh FORK_ECHO SENDFILE_CLIENT ours|mixed"
+fork_echo=${1:?$usage}
+sendfile_client=${2:?$usage}
+group=${3:?$usage}
 tools=$vm_build/tcp-tools/root
 socat=$tools/usr/bin/socat
 [ -x "$socat" ] || fail "no socat in $tools (tests/vm/fetch-socat.sh, target tcp-tools)"
@@ -106,10 +110,19 @@ reap() {
     return $status
 }
 
-# transfer LABEL SERVER_LIBS SERVER_PRELOAD CLIENT_LIBS CLIENT_PRELOAD:
-# socat's file sink as the server, socat sending the file as the client.
+# The client of a transfer: socat, or sendfile-client (then its stdin only
+# holds the connection).
+send_file() {
+    case $1 in
+        socat) hold_input | VM_PRELOAD=$3 run_on "$2" "$socat" -u - "TCP:$ip:$port" ;;
+        sendfile) cat "$work/hold" | VM_PRELOAD=$3 run_on "$2" "$sendfile_client" $ip $port "$work/in" ;;
+    esac
+}
+
+# transfer LABEL SERVER_LIBS SERVER_PRELOAD CLIENT_LIBS CLIENT_PRELOAD [CLIENT]:
+# socat's file sink as the server, socat (or sendfile-client) sending the file.
 transfer() {
-    local label=$1 sl=$2 sp=$3 cl=$4 cp=$5 spid cpid ss=0 cs=0 qps=0 got
+    local label=$1 sl=$2 sp=$3 cl=$4 cp=$5 client=${6:-socat} spid cpid ss=0 cs=0 qps=0 got
     port=$((port + 1))
     heading "$label: server on $sl libraries + $sp preload, client on $cl + $cp"
     rm -f "$work/out" "$work/hold"; mkfifo "$work/hold"
@@ -119,7 +132,7 @@ transfer() {
     spid=$!
     wait_for cm_listening || echo "  no rdma_cm listener"
     counters_start
-    hold_input | VM_PRELOAD=$cp run_on "$cl" "$socat" -u - "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
+    send_file "$client" "$cl" "$cp" > "$work/cli.log" 2>&1 &
     cpid=$!
     if wait_for has_size "$work/out"; then
         echo "  data in after $((SECONDS - start)) s"
@@ -200,6 +213,7 @@ fork_mode() {
 case $group in
     ours)
         transfer "ours" ours ours ours ours
+        transfer "sendfile to an rsocket" ours ours ours ours sendfile
         fallback
         fork_mode ;;
     mixed)
