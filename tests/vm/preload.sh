@@ -63,18 +63,20 @@ hold_input() { cat "$work/in" "$work/hold"; }
 release() { timeout 10 bash -c ": > '$work/hold'" || echo "  the client never read all its input"; }
 
 # The RC QPs in RTS now, each owner with the preload mapped; at least MIN.
+# (Every RC QP is listed, to explain a shortfall.)
 qps_prove_rdma() {
     local min=$1 line pid comm n=0 bad=0
     while read -r line; do
-        [[ $line =~ pid\ ([0-9]+)\ comm\ ([^ ]+) ]] || continue
+        echo "  qp| $line"
+        [[ $line =~ state\ RTS ]] || continue
+        [[ $line =~ pid\ ([0-9]+)\ comm\ ([^ ]+) ]] || { echo "  an RTS QP without an owner"; bad=1; continue; }
         pid=${BASH_REMATCH[1]} comm=${BASH_REMATCH[2]}
         if grep -q librspreload.so "/proc/$pid/maps" 2> /dev/null; then
             n=$((n + 1))
         else
             echo "  QP of pid $pid ($comm) without librspreload.so"; bad=1
         fi
-        echo "  qp| $line"
-    done < <(rdma res show qp | grep 'type RC state RTS')
+    done < <(rdma res show qp | grep 'type RC')
     [ $n -ge "$min" ] && [ $bad = 0 ] || { echo "  $n RC QPs in RTS of preloaded programs, want $min"; return 1; }
 }
 
