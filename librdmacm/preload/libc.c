@@ -4,7 +4,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "config.h"
 #include "preload.h"
+
+/* Beside librdmacm's own rsocket tunables. */
+#define PRELOAD_CONFIG RSOCKET_CONFDIR "/preload_config"
 
 struct real_libc real;
 struct preload_env preload_env;

@@ -9,17 +9,22 @@
 # kernel's TCP segment counter by next to nothing.  Every process proves
 # which librdmacm and which librspreload it loaded (run_on, VM_PRELOAD).
 #
-#   usage: preload.sh FORK_ECHO ours|mixed
+#   usage: preload.sh FORK_ECHO SENDFILE_CLIENT ours|mixed
+#          (tests/vm/fork-echo.c and sendfile-client.c, built)
 #
-# ours:  both ends ours; the kernel fallback when rconnect cannot route
+# ours:  both ends ours; sendfile(2) to an rsocket (sendfile-client.c, a
+#        plain TCP program; upstream's preload fails there); the kernel fallback when rconnect cannot route
 #        (127.0.0.1, a plain TCP server); fork mode (RDMAV_FORK_SAFE=1)
 #        with a forking server of our own (fork-echo.c), two clients.
 # mixed: upstream's preload on upstream's librdmacm against ours, both
 #        directions; our preload on upstream's librdmacm, both ends.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pair.sh"   # kill_tree, nap
 
-fork_echo=${1:?usage: preload.sh FORK_ECHO ours|mixed}
-group=${2:?usage: preload.sh FORK_ECHO ours|mixed}
+usage="usage: preload.sh FORK_ECHO SENDFILE_CLIENT ours|mixed"
+fork_echo=${1:?$usage}
+sendfile_client=${2:?$usage}
+group=${3:?$usage}
 tools=$vm_build/tcp-tools/root
 socat=$tools/usr/bin/socat
 [ -x "$socat" ] || fail "no socat in $tools (tests/vm/fetch-socat.sh, target tcp-tools)"
@@ -37,9 +42,9 @@ tcp_segments() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snm
 
 wait_for() {
     local i
-    for i in $(seq 120); do
+    for i in $(seq 60); do
         "$@" && return 0
-        sleep 0.5
+        nap 0.5
     done
     return 1
 }
@@ -54,22 +59,27 @@ show() { grep -v '^  provider: ' "$2" | sed "s/^/  $1| /"; }
 # The client's input: the file, then whatever comes through the fifo
 # "hold", so the connection stays up until release() (after the checks).
 hold_input() { cat "$work/in" "$work/hold"; }
-release() { : > "$work/hold"; }
+# (Opening the fifo waits for its reader: a client stuck before the end of
+# the file would never get there.)
+release() { timeout 10 bash -c ": > '$work/hold'" || echo "  the client never read all its input"; }
 
-# The RC QPs in RTS now, each owner with the preload mapped; at least MIN.
+# The RC QPs in RTS now, at least MIN, each owner the kernel names with the
+# preload mapped.  A QP made by a thread that has ended has no pid in
+# `rdma res` (our librdmacm's listener thread makes the accepted sockets'
+# QPs); it counts, the counters tell where the bytes went.  Every RC QP is
+# listed, to explain a shortfall.
 qps_prove_rdma() {
     local min=$1 line pid comm n=0 bad=0
     while read -r line; do
+        echo "  qp| $line"
+        [[ $line =~ state\ RTS ]] || continue
+        n=$((n + 1))
         [[ $line =~ pid\ ([0-9]+)\ comm\ ([^ ]+) ]] || continue
         pid=${BASH_REMATCH[1]} comm=${BASH_REMATCH[2]}
-        if grep -q librspreload.so "/proc/$pid/maps" 2> /dev/null; then
-            n=$((n + 1))
-        else
-            echo "  QP of pid $pid ($comm) without librspreload.so"; bad=1
-        fi
-        echo "  qp| $line"
-    done < <(rdma res show qp | grep 'type RC state RTS')
-    [ $n -ge "$min" ] && [ $bad = 0 ] || { echo "  $n RC QPs in RTS of preloaded programs, want $min"; return 1; }
+        grep -q librspreload.so "/proc/$pid/maps" 2> /dev/null ||
+            { echo "  QP of pid $pid ($comm) without librspreload.so"; bad=1; }
+    done < <(rdma res show qp | grep 'type RC')
+    [ $n -ge "$min" ] && [ $bad = 0 ] || { echo "  $n RC QPs in RTS (owners preloaded: $((1 - bad))), want $min"; return 1; }
 }
 
 counters_start() { rxe0=$(rxe_packets); tcp0=$(tcp_segments); start=$SECONDS; }
@@ -94,20 +104,30 @@ verdict() {
     fi
 }
 
-# Waits for a background pid, at most 30 s; its exit status.
+# Waits for a background pid, at most 30 s (then it and its children are
+# killed); its exit status.
 reap() {
     local pid=$1 status watchdog
-    { sleep 30; kill "$pid" 2> /dev/null; } &
+    { nap 30; kill_tree "$pid"; } &
     watchdog=$!
     wait "$pid"; status=$?
     kill $watchdog 2> /dev/null; wait $watchdog 2> /dev/null
     return $status
 }
 
-# transfer LABEL SERVER_LIBS SERVER_PRELOAD CLIENT_LIBS CLIENT_PRELOAD:
-# socat's file sink as the server, socat sending the file as the client.
+# The client of a transfer: socat, or sendfile-client (then its stdin only
+# holds the connection).
+send_file() {
+    case $1 in
+        socat) hold_input | VM_PRELOAD=$3 run_on "$2" "$socat" -u - "TCP:$ip:$port" ;;
+        sendfile) cat "$work/hold" | VM_PRELOAD=$3 run_on "$2" "$sendfile_client" $ip $port "$work/in" ;;
+    esac
+}
+
+# transfer LABEL SERVER_LIBS SERVER_PRELOAD CLIENT_LIBS CLIENT_PRELOAD [CLIENT]:
+# socat's file sink as the server, socat (or sendfile-client) sending the file.
 transfer() {
-    local label=$1 sl=$2 sp=$3 cl=$4 cp=$5 spid cpid ss=0 cs=0 qps=0 got
+    local label=$1 sl=$2 sp=$3 cl=$4 cp=$5 client=${6:-socat} spid cpid ss=0 cs=0 qps=0 got
     port=$((port + 1))
     heading "$label: server on $sl libraries + $sp preload, client on $cl + $cp"
     rm -f "$work/out" "$work/hold"; mkfifo "$work/hold"
@@ -117,13 +137,13 @@ transfer() {
     spid=$!
     wait_for cm_listening || echo "  no rdma_cm listener"
     counters_start
-    hold_input | VM_PRELOAD=$cp run_on "$cl" "$socat" -u - "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
+    send_file "$client" "$cl" "$cp" > "$work/cli.log" 2>&1 &
     cpid=$!
     if wait_for has_size "$work/out"; then
         echo "  data in after $((SECONDS - start)) s"
         qps_prove_rdma 2 || qps=1
     else
-        qps=1
+        echo "  the data did not arrive within ~30 s"; qps=1
     fi
     release
     reap $cpid || cs=$?
@@ -178,7 +198,7 @@ fork_mode() {
             echo "  echo back after $((SECONDS - start)) s"
             qps_prove_rdma 2 || qps=1
         else
-            qps=1
+            echo "  the echo did not come back within ~30 s"; qps=1
         fi
         release
         reap $cpid || cs=$?
@@ -198,6 +218,7 @@ fork_mode() {
 case $group in
     ours)
         transfer "ours" ours ours ours ours
+        transfer "sendfile to an rsocket" ours ours ours ours sendfile
         fallback
         fork_mode ;;
     mixed)
