@@ -26,11 +26,6 @@ static bool rs_flag(uint64_t opts, int optname)
 	return opts & (1ULL << optname);
 }
 
-static bool rs_flag_name_ok(int optname)
-{
-	return optname >= 0 && optname < 64;
-}
-
 /* The CM options a stream socket passes on (REUSEADDR, AFONLY).  Upstream
  * ignores a kernel without them, and on InfiniBand a failure once the id
  * is bound (the port space is already chosen). */
@@ -161,7 +156,7 @@ static int rs_setsockopt(struct rsocket *rs, int level, int optname, const void 
 {
 	if (!optval)
 		return EFAULT;
-	if (optlen < sizeof(int) || !rs_flag_name_ok(optname))
+	if (optlen < sizeof(int))
 		return EINVAL;
 	/* A datagram socket's UDP socket gets every option but SOL_RDMA's,
 	 * and has the last word. */
@@ -329,8 +324,6 @@ static int rs_getsockopt(struct rsocket *rs, int level, int optname, void *optva
 {
 	if (!optval || !optlen)
 		return EFAULT;
-	if (!rs_flag_name_ok(optname))
-		return ENOTSUP;
 	if (*optlen < sizeof(int))
 		return EINVAL;
 	switch (level) {

@@ -161,6 +161,22 @@ static int rs_poll_blocking(struct rs_poll_ctx *c, int timeout)
 	}
 }
 
+/* The ordinary fds' events now, beside rsockets already ready. */
+static int rs_poll_plain(struct pollfd *fds, nfds_t nfds, struct rsocket **socks)
+{
+	int ready = 0;
+
+	for (nfds_t i = 0; i < nfds; i++) {
+		if (socks[i])
+			continue;
+		if (poll(&fds[i], 1, 0) <= 0)
+			fds[i].revents = 0;
+		if (fds[i].revents)
+			ready++;
+	}
+	return ready;
+}
+
 static int rs_poll_mixed(struct pollfd *fds, nfds_t nfds, int timeout, struct rsocket **socks)
 {
 	struct pollfd wstack[2 * RS_POLL_STACK];
@@ -174,12 +190,8 @@ static int rs_poll_mixed(struct pollfd *fds, nfds_t nfds, int timeout, struct rs
 	start = rs_now_us();
 	do {
 		ret = rs_poll_check(fds, nfds, socks);
-		if (ret) {
-			for (nfds_t i = 0; i < nfds; i++)
-				if (!socks[i])
-					fds[i].revents = 0;
-			return ret;
-		}
+		if (ret)
+			return ret + rs_poll_plain(fds, nfds, socks);
 	} while (timeout && rs_now_us() - start < rs_config.polling_time);
 
 	if (nfds <= RS_POLL_STACK) {

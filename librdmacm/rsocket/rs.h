@@ -196,6 +196,13 @@ struct rsocket {
 	struct rsocket *accept_head;
 	struct rsocket *accept_tail;
 	int backlog;
+	/* Listener: its thread accepts requests as they come (socket.c);
+	 * accept_fd (an eventfd, non-blocking) counts the queued sockets,
+	 * stop_fd ends the thread. */
+	pthread_t listen_thread;
+	bool listen_thread_running;
+	int accept_fd;
+	int stop_fd;
 
 	/* ---- stream: the engine (wire.c resources.c data.c iomap.c) ---- */
 	bool iwarp;			/* messages as 4-byte SENDs */

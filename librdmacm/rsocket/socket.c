@@ -9,20 +9,23 @@
  * EAGAIN and rs_do_connect() resumes it later (cma_sync_wait(), the
  * library's own waiter, is used directly for that).
  *
- * There is no listen thread: raccept() takes the next connect request and
- * accepts it.  What a peer sees: its connect completes when our
- * application calls raccept(), not as soon as the request arrives
- * (upstream accepts from a thread); the private data, connection
- * parameters and rejects are the same.
+ * A listener's thread accepts connect requests as they arrive (as
+ * upstream's does) and queues the new sockets for raccept().
  */
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "rs.h"
 
 /* Address and route resolution: 1 s, doubled on each retry. */
 enum { RS_RESOLVE_TIMEOUT_MS = 1000 };
+
+static int rs_listen_start(struct rsocket *rs);
+static void rs_listen_stop(struct rsocket *rs);
 
 static int rs_errno(int ret)
 {
@@ -64,6 +67,8 @@ struct rsocket *rs_alloc(const struct rsocket *inherit, int type)
 
 void rs_free(struct rsocket *rs)
 {
+	if (rs->listen_thread_running)
+		rs_listen_stop(rs);
 	if (rs->type == SOCK_STREAM) {
 		rs_free_resources(rs);
 		if (rs->cm_id)
@@ -153,6 +158,7 @@ int rbind(int socket, const struct sockaddr *addr, socklen_t addrlen)
 int rlisten(int socket, int backlog)
 {
 	struct rsocket *rs = rs_lookup(socket);
+	int ret;
 
 	if (!rs)
 		return cma_fail(EBADF);
@@ -164,6 +170,9 @@ int rlisten(int socket, int backlog)
 		return cma_fail(EINVAL);
 	if (rdma_listen(rs->cm_id, backlog))
 		return -1;
+	ret = rs_listen_start(rs);
+	if (ret)
+		return cma_fail(ret);
 	rs->backlog = backlog;
 	rs->state = RS_LISTENING;
 	return 0;
@@ -249,63 +258,162 @@ static socklen_t rs_copy_addr(struct sockaddr *addr, socklen_t *addrlen,
 	return size;
 }
 
-/* The next connect request on listener as a new socket: 0 and *out, or
- * EAGAIN (non-blocking, none pending), or the failure. */
-static int rs_next_request(struct rsocket *listener, struct rsocket **out)
+/* The next connect request on listener, accepted: 0 and *out; EAGAIN
+ * when none is pending; else the failure.  A request with a bad version
+ * is refused (a reject without private data) and 0 returned with *out
+ * NULL, as upstream's listener does. */
+static int rs_take_request(struct rsocket *listener, struct rsocket **out)
 {
 	struct rdma_cm_id *id;
 	struct rsocket *rs;
 	int ret;
 
-	for (;;) {
-		ret = rs_errno(rdma_get_request(listener->cm_id, &id));
-		if (ret == EPROTO)
-			continue;	/* another event: get_request acks it next time */
-		if (ret)
-			return ret;
-		rs = rs_alloc(listener, SOCK_STREAM);
-		if (!rs) {
-			rdma_reject(id, NULL, 0);
-			rdma_destroy_id(id);
-			return ENOMEM;
-		}
-		rs->cm_id = id;
-		id->context = rs;
-		rs->number = id->channel->fd;
-		ret = rs_accept_request(listener, rs);
-		if (!ret)
-			ret = rs_insert(rs);
-		if (!ret) {
-			*out = rs;
-			return 0;
-		}
-		/* A bad version is refused and the next request taken, as
-		 * upstream's listener does; the peer sees a reject without
-		 * private data. */
+	*out = NULL;
+	ret = rs_errno(rdma_get_request(listener->cm_id, &id));
+	if (ret == EPROTO)
+		return 0;	/* another event: get_request acks it next time */
+	if (ret)
+		return ret;
+	rs = rs_alloc(listener, SOCK_STREAM);
+	if (!rs) {
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return ENOMEM;
+	}
+	rs->cm_id = id;
+	id->context = rs;
+	rs->number = id->channel->fd;
+	ret = rs_accept_request(listener, rs);
+	if (ret) {
 		rdma_reject(id, NULL, 0);
 		rs_free(rs);
-		if (ret != ENOTSUP)
-			return ret;
+		return ret == ENOTSUP ? 0 : ret;
 	}
+	*out = rs;
+	return 0;
+}
+
+static void rs_queue_accepted(struct rsocket *listener, struct rsocket *rs)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&listener->cm_lock);
+	if (listener->accept_tail)
+		listener->accept_tail->accept_next = rs;
+	else
+		listener->accept_head = rs;
+	listener->accept_tail = rs;
+	pthread_mutex_unlock(&listener->cm_lock);
+	if (write(listener->accept_fd, &one, sizeof(one)) != sizeof(one))
+		abort();	/* an eventfd below its maximum always counts */
+}
+
+/*
+ * Upstream accepts from a thread as requests come, so that a peer's
+ * connect completes before our application calls raccept() (as TCP's
+ * does); so does this one, one per listener.  The listener's channel is
+ * read only here.
+ */
+static void *rs_listen_service(void *arg)
+{
+	struct rsocket *listener = arg;
+	struct pollfd fds[2] = {
+		{ .fd = listener->number, .events = POLLIN },
+		{ .fd = listener->stop_fd, .events = POLLIN },
+	};
+	struct rsocket *rs;
+
+	for (;;) {
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (fds[1].revents)
+			break;
+		if (!(fds[0].revents & POLLIN))
+			continue;
+		if (!rs_take_request(listener, &rs) && rs)
+			rs_queue_accepted(listener, rs);
+	}
+	return NULL;
+}
+
+static int rs_listen_start(struct rsocket *rs)
+{
+	sigset_t all, old;
+	int ret;
+
+	rs->accept_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	if (rs->accept_fd < 0)
+		return errno;
+	rs->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rs->stop_fd < 0) {
+		ret = errno;
+		close(rs->accept_fd);
+		return ret;
+	}
+	/* The application's signals are not for this thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&rs->listen_thread, NULL, rs_listen_service, rs);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		close(rs->stop_fd);
+		close(rs->accept_fd);
+		return ret;
+	}
+	rs->listen_thread_running = true;
+	return 0;
+}
+
+/* Ends the listen thread; connections accepted but never taken by
+ * raccept() are closed (the peer sees a disconnect). */
+static void rs_listen_stop(struct rsocket *rs)
+{
+	uint64_t one = 1;
+	struct rsocket *next;
+
+	if (write(rs->stop_fd, &one, sizeof(one)) != sizeof(one))
+		abort();
+	pthread_join(rs->listen_thread, NULL);
+	for (struct rsocket *queued = rs->accept_head; queued; queued = next) {
+		next = queued->accept_next;
+		rs_free(queued);
+	}
+	close(rs->stop_fd);
+	close(rs->accept_fd);
 }
 
 int raccept(int socket, struct sockaddr *addr, socklen_t *addrlen)
 {
 	struct rsocket *listener = rs_lookup(socket);
+	struct pollfd pfd;
 	struct rsocket *rs;
+	uint64_t count;
 	int ret;
 
-	if (!listener)
+	/* Upstream's answer for a socket that does not listen, too. */
+	if (!listener || listener->state != RS_LISTENING || listener->type != SOCK_STREAM)
 		return cma_fail(EBADF);
-	if (listener->type != SOCK_STREAM)
-		return cma_fail(EOPNOTSUPP);
-	if (listener->state != RS_LISTENING)
-		return cma_fail(EINVAL);
+	pfd = (struct pollfd){ .fd = listener->accept_fd, .events = POLLIN };
+	while (read(listener->accept_fd, &count, sizeof(count)) != sizeof(count)) {
+		if (errno != EAGAIN)
+			return -1;
+		if (listener->fd_flags & O_NONBLOCK)
+			return cma_fail(EAGAIN);
+		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
+			return -1;
+	}
 	pthread_mutex_lock(&listener->cm_lock);
-	ret = rs_next_request(listener, &rs);
+	rs = listener->accept_head;
+	listener->accept_head = rs->accept_next;
+	if (!listener->accept_head)
+		listener->accept_tail = NULL;
 	pthread_mutex_unlock(&listener->cm_lock);
-	if (ret)
-		return cma_fail(ret == EWOULDBLOCK ? EAGAIN : ret);
+	rs->accept_next = NULL;
+	ret = rs_insert(rs);
+	if (ret) {
+		rs_free(rs);
+		return cma_fail(ret);
+	}
 	if (addrlen)
 		rs_copy_addr(addr, addrlen, rdma_get_peer_addr(rs->cm_id));
 	return rs->number;
@@ -539,8 +647,10 @@ void rs_cm_event(struct rsocket *rs)
 short rs_cm_poll(struct rsocket *rs, short events, int *wait_fd)
 {
 	*wait_fd = rs->number;
-	if (rs->state == RS_LISTENING)
-		return rs_fd_readable(rs->number) ? events & POLLIN : 0;
+	if (rs->state == RS_LISTENING) {
+		*wait_fd = rs->accept_fd;
+		return rs_fd_readable(rs->accept_fd) ? events & POLLIN : 0;
+	}
 	if ((rs->state & RS_OPENING) && rs_fd_readable(rs->number) &&
 	    !pthread_mutex_trylock(&rs->cm_lock)) {
 		if (rs->state & RS_OPENING)

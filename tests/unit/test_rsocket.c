@@ -289,6 +289,13 @@ START_TEST(options_bad)
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_int_eq(rsetsockopt(opts_number, 12345, 1, &value, len), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
+	ck_assert_int_eq(rsetsockopt(opts_number, SOL_SOCKET, 99, &value, len), -1);
+	ck_assert_int_eq(errno, ENOTSUP);
+	ck_assert_int_eq(rgetsockopt(opts_number, IPPROTO_TCP, 99, &value, &len), -1);
+	ck_assert_int_eq(errno, ENOTSUP);
+	/* Upstream's answer for a socket that does not listen. */
+	ck_assert_int_eq(raccept(opts_number, NULL, NULL), -1);
+	ck_assert_int_eq(errno, EBADF);
 	ck_assert_int_eq(rgetsockopt(opts_number, SOL_RDMA, 99, &value, &len), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_int_eq(rsetsockopt(opts_number, SOL_SOCKET, SO_RCVBUF, NULL, len), -1);
