@@ -22,13 +22,13 @@ fi
 [ $# = 3 ] || { echo "usage: rsocket-guest.sh RSTREAM OURS_LIBDIRS UPSTREAM_LIBDIR" >&2; exit 64; }
 rstream=$1
 declare -A libdirs=([ours]=$2 [upstream]=$3)
-rounds=${BENCH_RSOCKET_ROUNDS:-5}
+rounds=${BENCH_RSOCKET_ROUNDS:-3}
 ip=$RDMAVM_RXE_IP
 raw=$PWD/raw
 : > "$raw"
 # KEY and rstream's arguments (-S size, -C transfers an iteration, -I iterations)
-configs=("lat_64 -S 64 -C 1 -I 500" "bw_4096 -S 4096 -C 2000"
-         "bw_65536 -S 65536 -C 400" "bw_1048576 -S 1048576 -C 40")
+configs=("lat_64 -S 64 -C 1 -I 200" "bw_4096 -S 4096 -C 500"
+         "bw_65536 -S 65536 -C 100" "bw_1048576 -S 1048576 -C 10")
 
 # Whether path $2 lies in one of side $1's library directories.
 from_side() {

@@ -434,8 +434,9 @@ static void bad_arguments(void)
 	if (vt_cm_upstream)
 		EXPECT_FAIL(ENOTSUP, rfcntl(fd, F_GETFD));
 	else
-		CHECK(rfcntl(fd, F_GETFD) == 0 && !rfcntl(fd, F_SETFD, FD_CLOEXEC) &&
-		      rfcntl(fd, F_GETFD) == FD_CLOEXEC, "F_GETFD/F_SETFD FD_CLOEXEC round trip");
+		CHECK(rfcntl(fd, F_GETFD) >= 0 && !rfcntl(fd, F_SETFD, FD_CLOEXEC) &&
+		      rfcntl(fd, F_GETFD) == FD_CLOEXEC && !rfcntl(fd, F_SETFD, 0) &&
+		      rfcntl(fd, F_GETFD) == 0, "F_GETFD/F_SETFD FD_CLOEXEC round trip");
 	EXPECT_FAIL(ENOTSUP, rfcntl(fd, F_DUPFD, 0));
 	rclose(fd);
 }

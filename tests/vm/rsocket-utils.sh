@@ -5,15 +5,14 @@
 #     rsocket-utils.sh rxe|siw ours|mixed
 # ours:  server and client both on our librdmacm and libibverbs.
 # mixed: every case twice, one role on upstream's libraries and the other
-#        on ours, both ways (wire compatibility), and a few with our
-#        librdmacm on upstream's libibverbs (side rdmacm: rsockets reach
-#        libibverbs through its public ABI only).
+#        on ours, both ways (wire compatibility).
 # The cases: rstream blocking (-T b), non-blocking (-T n), async (-T a,
 # poll), verified data (-T v), rdma_getaddrinfo resolution (-T r) and
 # keepalive (-k); riostream (riomap/riowrite: the iomap path) in its
 # modes; rcopy moving a file whose hash is then compared; "ours" adds
-# sizes from 64 bytes (inline) to 16 MiB messages, odd ones that wrap the
-# receive ring, and verify with the other modes.  The programs' own
+# 64-byte (inline) and 16 MiB messages to the 4 KiB .. 1 MiB ones, odd
+# sizes wrapping the receive ring.  A pair takes 3-5 s on an idle 2-core
+# host, 20-45 s when five other guests share it.  The programs' own
 # result lines must appear and both ends exit 0; the loader's log proves
 # every process's libraries (pair.sh).
 # On siw0 (iWARP: no write-with-immediate, rsockets send a 4-byte message
@@ -90,7 +89,6 @@ all_cases() {
     [ "$more" = more ] || return 0
     rstream_case "blocking 64 B" -T b -S 64 -C 1000
     rstream_case "blocking 16 MiB x 2" -T b -S $((16 << 20)) -C 2
-    rstream_case "async verify 777 B" -T a -T v -S 777 -C 200
 }
 
 if [ "$part" = ours ]; then
@@ -104,10 +102,6 @@ else
     heading "$device ($ip): wire compatibility, our server, upstream's client"
     suffix=" (our server, upstream client)"
     PAIR_CLIENT_SIDE=reference all_cases
-    heading "$device ($ip): our librdmacm on upstream's libibverbs"
-    suffix=" (side rdmacm)"
-    PAIR_SIDE=rdmacm rstream_case "verify 1 MiB x 8" -T v -S $((1 << 20)) -C 8
-    PAIR_SIDE=rdmacm riostream_case "verify 100000 B" -T v -S 100000 -C 20
 fi
 # Not run: rstream without -S (its own size list: under TCG it takes
 # minutes, and on siw0 upstream's own pair hangs in it: no result line
