@@ -30,38 +30,8 @@ raw=$PWD/raw
 configs=("lat_64 -S 64 -C 1 -I 200" "bw_4096 -S 4096 -C 500"
          "bw_65536 -S 65536 -C 100" "bw_1048576 -S 1048576 -C 10")
 
-# Whether path $2 lies in one of side $1's library directories.
-from_side() {
-    local dir dirs
-    IFS=: read -ra dirs <<< "${libdirs[$1]}"
-    for dir in "${dirs[@]}"; do
-        [ "${2%/*}" = "$(readlink -f "$dir")" ] && return 0
-    done
-    return 1
-}
-# The library $2 that process $1 mapped.
-mapped() {
-    local line
-    while read -r line; do
-        [[ $line =~ (/[^ ]*/$2\.so[.0-9]*)$ ]] && { readlink -f "${BASH_REMATCH[1]}"; return 0; }
-    done < "/proc/$1/maps"
-    return 1
-}
-# The library $1 a traced client loaded (the loader's own log).
-traced() { sed -n "s|.*calling init: \(.*/$1\.so[.0-9]*\)$|\1|p" /tmp/ld.* | head -n 1 | xargs -r readlink -f; }
-check_libs() {
-    local side=$1 what=$2 lib path
-    shift 2
-    for lib in libibverbs librdmacm; do
-        path=$("$@" "$lib") || path="(not mapped)"
-        [ -n "$path" ] || path="(not loaded)"
-        if ! from_side "$side" "$path"; then
-            echo "rsocket-guest.sh: $side's $what used $lib $path" >&2
-            exit 2
-        fi
-    done
-}
-cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
+# shellcheck source=tests/bench/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 
 # run SIDE KEY ARGS... [traced]: one server and one client on SIDE's
 # libraries; the client's usec/xfer is recorded unless traced (the
@@ -72,13 +42,13 @@ run() {
     LD_LIBRARY_PATH=${libdirs[$side]} "$rstream" -b "$ip" "$@" > /dev/null 2>&1 &
     server=$!
     for _ in $(seq 150); do cm_listening && break; sleep 0.1; done
-    check_libs "$side" server mapped "$server"
+    check_libs "$side" server mapped_lib "$server"
     if [ -n "$traced" ]; then
         rm -f /tmp/ld.*
         out=$(LD_DEBUG=libs LD_DEBUG_OUTPUT=/tmp/ld LD_LIBRARY_PATH=${libdirs[$side]} \
               timeout 120 "$rstream" -s "$ip" "$@" 2>&1)
         rc=$?
-        [ $rc != 0 ] || check_libs "$side" client traced
+        [ $rc != 0 ] || check_libs "$side" client traced_lib
     else
         out=$(LD_LIBRARY_PATH=${libdirs[$side]} timeout 120 "$rstream" -s "$ip" "$@" 2>&1)
         rc=$?
