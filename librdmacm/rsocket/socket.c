@@ -664,7 +664,9 @@ short rs_cm_poll(struct rsocket *rs, short events, int *wait_fd)
 	return 0;
 }
 
-int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrlen)
+/* Shared by rgetpeername (peer) and rgetsockname (!peer). */
+static int rs_get_address(int socket, struct sockaddr *addr, socklen_t *addrlen,
+			  bool peer)
 {
 	struct rsocket *rs = rs_lookup(socket);
 
@@ -673,21 +675,19 @@ int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrlen)
 	if (!addr || !addrlen)
 		return cma_fail(EFAULT);
 	if (rs->type == SOCK_DGRAM)
-		return getpeername(rs->number, addr, addrlen);
-	rs_copy_addr(addr, addrlen, rdma_get_peer_addr(rs->cm_id));
+		return peer ? getpeername(rs->number, addr, addrlen) :
+			      getsockname(rs->number, addr, addrlen);
+	rs_copy_addr(addr, addrlen, peer ? rdma_get_peer_addr(rs->cm_id) :
+					   rdma_get_local_addr(rs->cm_id));
 	return 0;
+}
+
+int rgetpeername(int socket, struct sockaddr *addr, socklen_t *addrlen)
+{
+	return rs_get_address(socket, addr, addrlen, true);
 }
 
 int rgetsockname(int socket, struct sockaddr *addr, socklen_t *addrlen)
 {
-	struct rsocket *rs = rs_lookup(socket);
-
-	if (!rs)
-		return cma_fail(EBADF);
-	if (!addr || !addrlen)
-		return cma_fail(EFAULT);
-	if (rs->type == SOCK_DGRAM)
-		return getsockname(rs->number, addr, addrlen);
-	rs_copy_addr(addr, addrlen, rdma_get_local_addr(rs->cm_id));
-	return 0;
+	return rs_get_address(socket, addr, addrlen, false);
 }
