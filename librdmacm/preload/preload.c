@@ -287,110 +287,98 @@ PRELOAD_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 	return ret;
 }
 
-/* For the data calls: the mapped socket, converted first in fork mode. */
-static struct psock *data_sock(int fd)
+/*
+ * For the data calls: the fd to use (*sfd: the mapped socket, converted
+ * first in fork mode, or fd itself when unmapped) and whether it is an
+ * rsocket.
+ */
+static bool data_target(int fd, int *sfd)
 {
 	struct psock *ps = lookup(fd);
 
-	if (ps)
-		fork_convert_pending(ps);
-	return ps;
+	if (!ps) {
+		*sfd = fd;
+		return false;
+	}
+	fork_convert_pending(ps);
+	*sfd = ps->sfd;
+	return is_rsocket(ps);
 }
 
 PRELOAD_EXPORT ssize_t read(int fd, void *buf, size_t count)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.read(fd, buf, count);
-	return is_rsocket(ps) ? rread(ps->sfd, buf, count) : real.read(ps->sfd, buf, count);
+	return data_target(fd, &sfd) ? rread(sfd, buf, count) : real.read(sfd, buf, count);
 }
 
 PRELOAD_EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.readv(fd, iov, iovcnt);
-	return is_rsocket(ps) ? rreadv(ps->sfd, iov, iovcnt) : real.readv(ps->sfd, iov, iovcnt);
+	return data_target(fd, &sfd) ? rreadv(sfd, iov, iovcnt) : real.readv(sfd, iov, iovcnt);
 }
 
 PRELOAD_EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.recv(fd, buf, len, flags);
-	return is_rsocket(ps) ? rrecv(ps->sfd, buf, len, flags) :
-				real.recv(ps->sfd, buf, len, flags);
+	return data_target(fd, &sfd) ? rrecv(sfd, buf, len, flags) :
+					    real.recv(sfd, buf, len, flags);
 }
 
 PRELOAD_EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags,
 				struct sockaddr *addr, socklen_t *addrlen)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.recvfrom(fd, buf, len, flags, addr, addrlen);
-	return is_rsocket(ps) ? rrecvfrom(ps->sfd, buf, len, flags, addr, addrlen) :
-				real.recvfrom(ps->sfd, buf, len, flags, addr, addrlen);
+	return data_target(fd, &sfd) ? rrecvfrom(sfd, buf, len, flags, addr, addrlen) :
+					    real.recvfrom(sfd, buf, len, flags, addr, addrlen);
 }
 
 PRELOAD_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.recvmsg(fd, msg, flags);
-	return is_rsocket(ps) ? rrecvmsg(ps->sfd, msg, flags) : real.recvmsg(ps->sfd, msg, flags);
+	return data_target(fd, &sfd) ? rrecvmsg(sfd, msg, flags) : real.recvmsg(sfd, msg, flags);
 }
 
 PRELOAD_EXPORT ssize_t write(int fd, const void *buf, size_t count)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.write(fd, buf, count);
-	return is_rsocket(ps) ? rwrite(ps->sfd, buf, count) : real.write(ps->sfd, buf, count);
+	return data_target(fd, &sfd) ? rwrite(sfd, buf, count) : real.write(sfd, buf, count);
 }
 
 PRELOAD_EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.writev(fd, iov, iovcnt);
-	return is_rsocket(ps) ? rwritev(ps->sfd, iov, iovcnt) : real.writev(ps->sfd, iov, iovcnt);
+	return data_target(fd, &sfd) ? rwritev(sfd, iov, iovcnt) : real.writev(sfd, iov, iovcnt);
 }
 
 PRELOAD_EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.send(fd, buf, len, flags);
-	return is_rsocket(ps) ? rsend(ps->sfd, buf, len, flags) :
-				real.send(ps->sfd, buf, len, flags);
+	return data_target(fd, &sfd) ? rsend(sfd, buf, len, flags) :
+					    real.send(sfd, buf, len, flags);
 }
 
 PRELOAD_EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 			      const struct sockaddr *addr, socklen_t addrlen)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.sendto(fd, buf, len, flags, addr, addrlen);
-	return is_rsocket(ps) ? rsendto(ps->sfd, buf, len, flags, addr, addrlen) :
-				real.sendto(ps->sfd, buf, len, flags, addr, addrlen);
+	return data_target(fd, &sfd) ? rsendto(sfd, buf, len, flags, addr, addrlen) :
+					    real.sendto(sfd, buf, len, flags, addr, addrlen);
 }
 
 PRELOAD_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct psock *ps = data_sock(fd);
+	int sfd;
 
-	if (!ps)
-		return real.sendmsg(fd, msg, flags);
-	return is_rsocket(ps) ? rsendmsg(ps->sfd, msg, flags) : real.sendmsg(ps->sfd, msg, flags);
+	return data_target(fd, &sfd) ? rsendmsg(sfd, msg, flags) : real.sendmsg(sfd, msg, flags);
 }
 
 PRELOAD_EXPORT int shutdown(int fd, int how)
