@@ -80,21 +80,33 @@ static void config_load(struct rs_config *cfg, const char *dir, const char *keep
 	free(dir_path);
 }
 
+static const struct rs_config config_default = {
+	.mem_default = 131072, .wmem_default = 131072,
+	.sqsize_default = 384, .rqsize_default = 384, .inline_default = 64,
+	.iomap_size = 0, .polling_time = 10, .wake_up_interval = 5000,
+	.keepalive_time = 7200,
+};
+
+static void assert_config_eq(const struct rs_config *got, const struct rs_config *want)
+{
+	ck_assert_uint_eq(got->mem_default, want->mem_default);
+	ck_assert_uint_eq(got->wmem_default, want->wmem_default);
+	ck_assert_uint_eq(got->sqsize_default, want->sqsize_default);
+	ck_assert_uint_eq(got->rqsize_default, want->rqsize_default);
+	ck_assert_uint_eq(got->inline_default, want->inline_default);
+	ck_assert_uint_eq(got->iomap_size, want->iomap_size);
+	ck_assert_uint_eq(got->polling_time, want->polling_time);
+	ck_assert_int_eq(got->wake_up_interval, want->wake_up_interval);
+	ck_assert_uint_eq(got->keepalive_time, want->keepalive_time);
+}
+
 START_TEST(config_defaults)
 {
 	struct rs_config cfg;
 
 	config_tree();
 	config_load(&cfg, "missing", "missing/keepalive");
-	ck_assert_uint_eq(cfg.mem_default, 131072);
-	ck_assert_uint_eq(cfg.wmem_default, 131072);
-	ck_assert_uint_eq(cfg.sqsize_default, 384);
-	ck_assert_uint_eq(cfg.rqsize_default, 384);
-	ck_assert_uint_eq(cfg.inline_default, 64);
-	ck_assert_uint_eq(cfg.iomap_size, 0);
-	ck_assert_uint_eq(cfg.polling_time, 10);
-	ck_assert_int_eq(cfg.wake_up_interval, 5000);
-	ck_assert_uint_eq(cfg.keepalive_time, 7200);
+	assert_config_eq(&cfg, &config_default);
 	ck_assert(unit_tree_remove());
 }
 END_TEST
@@ -114,22 +126,18 @@ START_TEST(config_files)
 	unit_put("rs/wake_up_interval", "-1");
 	unit_put("keepalive", "60\n");
 	config_load(&cfg, "rs", "keepalive");
-	ck_assert_uint_eq(cfg.mem_default, 65536);
-	ck_assert_uint_eq(cfg.wmem_default, 32768);
-	ck_assert_uint_eq(cfg.sqsize_default, 100);
-	ck_assert_uint_eq(cfg.rqsize_default, 200);
-	ck_assert_uint_eq(cfg.inline_default, 16);
-	ck_assert_uint_eq(cfg.iomap_size, 64);
-	ck_assert_uint_eq(cfg.polling_time, 0);
-	ck_assert_int_eq(cfg.wake_up_interval, -1);
-	ck_assert_uint_eq(cfg.keepalive_time, 60);
+	assert_config_eq(&cfg, &(struct rs_config){
+		.mem_default = 65536, .wmem_default = 32768,
+		.sqsize_default = 100, .rqsize_default = 200,
+		.inline_default = 16, .iomap_size = 64, .polling_time = 0,
+		.wake_up_interval = -1, .keepalive_time = 60 });
 	ck_assert(unit_tree_remove());
 }
 END_TEST
 
 START_TEST(config_clamps)
 {
-	struct rs_config cfg;
+	struct rs_config cfg, want;
 
 	config_tree();
 	unit_put("rs/mem_default", "0");
@@ -139,13 +147,12 @@ START_TEST(config_clamps)
 	unit_put("rs/rqsize_default", "");
 	unit_put("keepalive", "junk");
 	config_load(&cfg, "rs", "keepalive");
-	ck_assert_uint_eq(cfg.mem_default, 1);
-	ck_assert_uint_eq(cfg.wmem_default, 4096);
+	want = config_default;
+	want.mem_default = 1;
+	want.wmem_default = 4096;
 	/* Upstream advertises at most 128 for a file value. */
-	ck_assert_uint_eq(cfg.iomap_size, 128);
-	ck_assert_uint_eq(cfg.sqsize_default, 384);
-	ck_assert_uint_eq(cfg.rqsize_default, 384);
-	ck_assert_uint_eq(cfg.keepalive_time, 7200);
+	want.iomap_size = 128;
+	assert_config_eq(&cfg, &want);
 	ck_assert(unit_tree_remove());
 }
 END_TEST
