@@ -82,6 +82,16 @@ qps_prove_rdma() {
     [ $n -ge "$min" ] && [ $bad = 0 ] || { echo "  $n RC QPs in RTS (owners preloaded: $((1 - bad))), want $min"; return 1; }
 }
 
+# arrived_over_rdma FILE WHAT: non-zero unless FILE fills within ~30 s
+# (since counters_start) and qps_prove_rdma 2 holds.
+arrived_over_rdma() {
+    if ! wait_for has_size "$1"; then
+        echo "  $2 did not arrive within ~30 s"
+        return 1
+    fi
+    echo "  $2 arrived after $((SECONDS - start)) s"
+    qps_prove_rdma 2
+}
 counters_start() { rxe0=$(rxe_packets); tcp0=$(tcp_segments); start=$SECONDS; }
 # over rdma|tcp BYTES: where BYTES went, by the counters
 counters_check() {
@@ -139,12 +149,7 @@ transfer() {
     counters_start
     send_file "$client" "$cl" "$cp" > "$work/cli.log" 2>&1 &
     cpid=$!
-    if wait_for has_size "$work/out"; then
-        echo "  data in after $((SECONDS - start)) s"
-        qps_prove_rdma 2 || qps=1
-    else
-        echo "  the data did not arrive within ~30 s"; qps=1
-    fi
+    arrived_over_rdma "$work/out" "the data" || qps=1
     release
     reap $cpid || cs=$?
     reap $spid || ss=$?
@@ -194,12 +199,7 @@ fork_mode() {
         hold_input | VM_PRELOAD=ours run_on ours "$socat" -t 60 "STDIN!!CREATE:$work/echo" \
             "TCP:$ip:$port" > "$work/cli.log" 2>&1 &
         cpid=$!
-        if wait_for has_size "$work/echo"; then
-            echo "  echo back after $((SECONDS - start)) s"
-            qps_prove_rdma 2 || qps=1
-        else
-            echo "  the echo did not come back within ~30 s"; qps=1
-        fi
+        arrived_over_rdma "$work/echo" "the echo" || qps=1
         release
         reap $cpid || cs=$?
         show client "$work/cli.log"
