@@ -40,19 +40,13 @@ port=7471
 pair_port=$port
 export PAIR_TIMEOUT=60
 
-rstream_case() {
-    local label="rstream $1" args
-    shift
-    args=("$@")
+# stream_case PROGRAM LABEL ARGS...: rstream or riostream, server and
+# client with the same ARGS.
+stream_case() {
+    local program=$1 label="$1 $2"
+    shift 2
     pair "$label$suffix" '^custom +[0-9]' \
-        rstream -b "$ip" "${args[@]}" -- rstream -s "$ip" "${args[@]}"
-}
-riostream_case() {
-    local label="riostream $1" args
-    shift
-    args=("$@")
-    pair "$label$suffix" '^custom +[0-9]' \
-        riostream -b "$ip" "${args[@]}" -- riostream -s "$ip" "${args[@]}"
+        "$program" -b "$ip" "$@" -- "$program" -s "$ip" "$@"
 }
 # rcopy: a file of random bytes, its copy's hash compared; the server
 # serves forever (PAIR_SERVER_STAYS).
@@ -75,20 +69,20 @@ rcopy_case() {
 # adds more sizes (a sweep across the cases: 64 B inline .. 16 MiB).
 all_cases() {
     local more=$1
-    rstream_case "blocking 1000000 B (wraps the ring)" -T b -S 1000000 -C 10
-    rstream_case "non-blocking 64 KiB" -T n -S 65536 -C 100
-    rstream_case "async 4 KiB" -T a -S 4096 -C 200
-    rstream_case "verify 1 MiB x 8" -T v -S $((1 << 20)) -C 8
-    rstream_case "resolve (rdma_getaddrinfo)" -T r -S 4096 -C 100
-    rstream_case "keepalive 1 s" -k 1 -S 4096 -C 100
-    riostream_case "blocking 1000000 B" -T b -S 1000000 -C 10
-    riostream_case "non-blocking 64 KiB" -T n -S 65536 -C 50
-    riostream_case "async 4 KiB" -T a -S 4096 -C 200
-    riostream_case "verify 100000 B" -T v -S 100000 -C 20
+    stream_case rstream "blocking 1000000 B (wraps the ring)" -T b -S 1000000 -C 10
+    stream_case rstream "non-blocking 64 KiB" -T n -S 65536 -C 100
+    stream_case rstream "async 4 KiB" -T a -S 4096 -C 200
+    stream_case rstream "verify 1 MiB x 8" -T v -S $((1 << 20)) -C 8
+    stream_case rstream "resolve (rdma_getaddrinfo)" -T r -S 4096 -C 100
+    stream_case rstream "keepalive 1 s" -k 1 -S 4096 -C 100
+    stream_case riostream "blocking 1000000 B" -T b -S 1000000 -C 10
+    stream_case riostream "non-blocking 64 KiB" -T n -S 65536 -C 50
+    stream_case riostream "async 4 KiB" -T a -S 4096 -C 200
+    stream_case riostream "verify 100000 B" -T v -S 100000 -C 20
     rcopy_case
     [ "$more" = more ] || return 0
-    rstream_case "blocking 64 B" -T b -S 64 -C 1000
-    rstream_case "blocking 16 MiB x 2" -T b -S $((16 << 20)) -C 2
+    stream_case rstream "blocking 64 B" -T b -S 64 -C 1000
+    stream_case rstream "blocking 16 MiB x 2" -T b -S $((16 << 20)) -C 2
 }
 
 if [ "$part" = ours ]; then
