@@ -37,15 +37,17 @@ vm_reference56=${OPENVERBS_REFERENCE56_ROOT:-$vm_build/reference56/root}
 heading() { printf '\n== %s\n' "$*"; }
 fail() { echo "FAIL: $*"; exit 1; }
 
+# SIDE itself, or reference when VM_ALL_REFERENCE=1 makes every side
+# upstream's.
+side_or_reference() { if [ -n "${VM_ALL_REFERENCE:-}" ]; then echo reference; else echo "$1"; fi; }
+
 # The directories each side's libraries come from.  "verbs" is our
 # libibverbs under upstream's librdmacm, "rdmacm" our librdmacm on
 # upstream's libibverbs (each must work on the other through the public
 # ABI alone).  VM_ALL_REFERENCE=1 makes every side upstream's: a test
 # script tried on the oracle alone, before our library exists.
 libdirs_of() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side in
+    case $(side_or_reference "$1") in
         ours) echo "$vm_build/libverbs:$vm_build/librdmacm" ;;
         reference) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
         verbs) echo "$vm_build/libverbs:$vm_reference/usr/lib/x86_64-linux-gnu" ;;
@@ -56,9 +58,7 @@ libdirs_of() {
 
 # The one directory library NAME must come from on SIDE.
 libdir_for() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side:$2 in
+    case $(side_or_reference "$1"):$2 in
         ours:libibverbs.so.1|verbs:libibverbs.so.1) echo "$vm_build/libverbs" ;;
         ours:librdmacm.so.1|rdmacm:librdmacm.so.1) echo "$vm_build/librdmacm" ;;
         *) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
@@ -78,9 +78,7 @@ plugin_dir_of() {
 # core gets its own release's, unless VM_REFERENCE_PLUGINS says otherwise
 # (to show what it cannot do with another's).
 plugins_for_side() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side in
+    case $(side_or_reference "$1") in
         ours|verbs) echo "$VM_PLUGINS" ;;
         *) echo "${VM_REFERENCE_PLUGINS:-v44}" ;;
     esac
@@ -108,9 +106,7 @@ use_libs() {
 # The librspreload.so of a side: our build's or upstream's.  VM_PRELOAD=SIDE
 # makes run_on preload it and check that exactly it was loaded.
 preload_of() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side in
+    case $(side_or_reference "$1") in
         ours) echo "$vm_build/librdmacm/preload/librspreload.so" ;;
         reference) echo "$vm_reference/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so" ;;
         *) echo "lib.sh: no preload side '$1' (ours|reference)" >&2; return 1 ;;
