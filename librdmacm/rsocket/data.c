@@ -577,15 +577,7 @@ static ssize_t rs_send_iov(struct rsocket *rs, const struct iovec *iov, int iovc
 		ret = rs_wait_can_send(rs, flags);
 		if (ret)
 			break;
-		if (olen < left) {
-			xfer = olen;
-			if (olen < RS_MAX_TRANSFER)
-				olen <<= 1;
-		} else {
-			xfer = (uint32_t)left;
-		}
-		if (xfer > rs_load32(&rs->sbuf_bytes_avail))
-			xfer = rs_load32(&rs->sbuf_bytes_avail);
+		xfer = rs_next_xfer(rs, &olen, left);
 		if (xfer > *rs_target_length(rs))
 			xfer = *rs_target_length(rs);
 		rs_src_skip_empty(&src, end);
@@ -822,23 +814,35 @@ static ssize_t rs_sendv(struct rsocket *rs, const struct iovec *iov, int iovcnt,
 	return rs_send_iov(rs, iov, iovcnt, flags);
 }
 
+/*
+ * What rsendmsg and rrecvmsg refuse alike (-errno): no header, ancillary
+ * data, and on a datagram socket no first iovec.
+ */
+static int rs_msg_refused(const struct rsocket *rs, const struct msghdr *msg)
+{
+	if (!msg)
+		return -EINVAL;
+	if (msg->msg_control && msg->msg_controllen)
+		return -ENOTSUP;
+	if (rs->type == SOCK_DGRAM && (msg->msg_iovlen < 1 || !msg->msg_iov))
+		return -EINVAL;
+	return 0;
+}
+
 ssize_t rsendmsg(int socket, const struct msghdr *msg, int flags)
 {
 	struct rsocket *rs = rs_get(socket);
+	int ret;
 
 	if (!rs)
 		return -1;
-	if (!msg)
-		return rs_fail_ssize(-EINVAL);
-	if (msg->msg_control && msg->msg_controllen)
-		return rs_fail_ssize(-ENOTSUP);
-	if (rs->type == SOCK_DGRAM) {
-		if (msg->msg_iovlen < 1 || !msg->msg_iov)
-			return rs_fail_ssize(-EINVAL);
+	ret = rs_msg_refused(rs, msg);
+	if (ret)
+		return rs_fail_ssize(ret);
+	if (rs->type == SOCK_DGRAM)
 		return rs_fail_ssize(ds_sendto(rs, msg->msg_iov[0].iov_base,
 					       msg->msg_iov[0].iov_len, flags,
 					       msg->msg_name, msg->msg_namelen));
-	}
 	return rs_fail_ssize(rs_sendv(rs, msg->msg_iov, (int)msg->msg_iovlen, flags));
 }
 
@@ -901,21 +905,18 @@ static ssize_t rs_recv_first_iov(int socket, const struct iovec *iov, int iovcnt
 ssize_t rrecvmsg(int socket, struct msghdr *msg, int flags)
 {
 	struct rsocket *rs = rs_get(socket);
+	int ret;
 
 	(void)flags;
 	if (!rs)
 		return -1;
-	if (!msg)
-		return rs_fail_ssize(-EINVAL);
-	if (msg->msg_control && msg->msg_controllen)
-		return rs_fail_ssize(-ENOTSUP);
-	if (rs->type == SOCK_DGRAM) {
-		if (msg->msg_iovlen < 1 || !msg->msg_iov)
-			return rs_fail_ssize(-EINVAL);
+	ret = rs_msg_refused(rs, msg);
+	if (ret)
+		return rs_fail_ssize(ret);
+	if (rs->type == SOCK_DGRAM)
 		return rs_fail_ssize(ds_recvfrom(rs, msg->msg_iov[0].iov_base,
 						 msg->msg_iov[0].iov_len, msg->msg_flags,
 						 msg->msg_name, &msg->msg_namelen));
-	}
 	/* Upstream passes msg_flags, not flags (quirk, D.6). */
 	return rs_recv_first_iov(socket, msg->msg_iov, (int)msg->msg_iovlen, msg->msg_flags);
 }

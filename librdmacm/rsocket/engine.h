@@ -34,6 +34,25 @@ static inline uint16_t rs_wrs_per_msg(const struct rsocket *rs)
 	return rs->iwarp ? 2 : 1;
 }
 
+/*
+ * The next transfer of a send with left bytes to go: *olen, doubled after
+ * each one up to RS_MAX_TRANSFER (small first transfers keep latency low),
+ * at most left and the free send buffer.
+ */
+static inline uint32_t rs_next_xfer(struct rsocket *rs, uint32_t *olen, size_t left)
+{
+	uint32_t xfer = (uint32_t)left;
+
+	if (*olen < left) {
+		xfer = *olen;
+		if (*olen < RS_MAX_TRANSFER)
+			*olen <<= 1;
+	}
+	if (xfer > rs_load32(&rs->sbuf_bytes_avail))
+		xfer = rs_load32(&rs->sbuf_bytes_avail);
+	return xfer;
+}
+
 int rs_post_recv(struct rsocket *rs, uint32_t slot);
 
 bool rs_can_send(struct rsocket *rs);

@@ -252,15 +252,7 @@ static ssize_t rs_iowrite(struct rsocket *rs, const uint8_t *buf, size_t count,
 		ret = rs_wait_can_send(rs, flags);
 		if (ret || !rs_find_iomap(rs, offset, &e))
 			break;
-		if (olen < left) {
-			xfer = olen;
-			if (olen < RS_MAX_TRANSFER)
-				olen <<= 1;
-		} else {
-			xfer = (uint32_t)left;
-		}
-		if (xfer > rs_load32(&rs->sbuf_bytes_avail))
-			xfer = rs_load32(&rs->sbuf_bytes_avail);
+		xfer = rs_next_xfer(rs, &olen, left);
 		if (xfer > e.offset + e.sge.length - offset)
 			xfer = (uint32_t)(e.offset + e.sge.length - offset);
 		if (xfer <= rs->sq_inline) {
