@@ -546,6 +546,22 @@ static int rs_write_data(struct rsocket *rs, struct rs_src *src, uint32_t len)
 	return ret;
 }
 
+/* Before a stream transfer: a nonblocking connect in progress is driven
+ * on; 0 once connected (or after the peer or an error ended it), -errno. */
+static int rs_stream_ready(struct rsocket *rs)
+{
+	int ret;
+
+	if (rs->state & RS_OPENING) {
+		ret = rs_do_connect(rs);
+		if (ret)
+			return -(ret == EINPROGRESS ? EAGAIN : ret);
+	}
+	if (!rs->cq || !(rs->state & (RS_CONNECTED | RS_DISCONNECTED | RS_ERROR)))
+		return -ENOTCONN;
+	return 0;
+}
+
 static ssize_t rs_send_iov(struct rsocket *rs, const struct iovec *iov, int iovcnt, int flags)
 {
 	const struct iovec *end = iov + iovcnt;
@@ -557,13 +573,9 @@ static ssize_t rs_send_iov(struct rsocket *rs, const struct iovec *iov, int iovc
 	for (int i = 0; i < iovcnt; i++)
 		len += iov[i].iov_len;
 	left = len;
-	if (rs->state & RS_OPENING) {
-		ret = rs_do_connect(rs);
-		if (ret)
-			return -(ret == EINPROGRESS ? EAGAIN : ret);
-	}
-	if (!rs->cq || !(rs->state & (RS_CONNECTED | RS_DISCONNECTED | RS_ERROR)))
-		return -ENOTCONN;
+	ret = rs_stream_ready(rs);
+	if (ret)
+		return ret;
 
 	pthread_mutex_lock(&rs->slock);
 	if (rs->iomap_pending) {
@@ -667,13 +679,9 @@ static ssize_t rs_recv(struct rsocket *rs, void *buf, size_t len, int flags)
 	size_t done = 0;
 	int ret = 0;
 
-	if (rs->state & RS_OPENING) {
-		ret = rs_do_connect(rs);
-		if (ret)
-			return -(ret == EINPROGRESS ? EAGAIN : ret);
-	}
-	if (!rs->cq || !(rs->state & (RS_CONNECTED | RS_DISCONNECTED | RS_ERROR)))
-		return -ENOTCONN;
+	ret = rs_stream_ready(rs);
+	if (ret)
+		return ret;
 
 	pthread_mutex_lock(&rs->rlock);
 	do {
