@@ -29,37 +29,8 @@ ip=$RDMAVM_RXE_IP
 raw=$PWD/raw
 : > "$raw"
 
-# The library a process mapped, by name (a running server's).
-mapped() {
-    local line
-    while read -r line; do
-        [[ $line =~ (/[^ ]*/$2\.so[.0-9]*)$ ]] && { readlink -f "${BASH_REMATCH[1]}"; return 0; }
-    done < "/proc/$1/maps"
-    return 1
-}
-# Whether path $2 lies in one of side $1's library directories.
-from_side() {
-    local dir
-    IFS=: read -ra dirs <<< "${libdirs[$1]}"
-    for dir in "${dirs[@]}"; do
-        [ "${2%/*}" = "$(readlink -f "$dir")" ] && return 0
-    done
-    return 1
-}
-check_libs() {
-    local side=$1 what=$2 lib path
-    shift 2
-    for lib in libibverbs librdmacm; do
-        path=$("$@" "$lib") || path="(not mapped)"
-        if ! from_side "$side" "$path"; then
-            echo "connect-guest.sh: $side's $what used $lib $path" >&2
-            exit 2
-        fi
-    done
-}
-cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
-# The client's libraries, from the loader's own log of a first run.
-client_lib() { sed -n "s|.*calling init: \(.*/$1\.so[.0-9]*\)$|\1|p" /tmp/ld.* | head -n 1 | xargs -r readlink -f; }
+# shellcheck source=tests/bench/guest-lib.sh
+. "$(dirname "$0")/guest-lib.sh"
 
 # run SIDE [traced]: one server and one client on SIDE's libraries; the
 # client's step lines are recorded unless traced (the untimed first run,
@@ -69,13 +40,13 @@ run() {
     LD_LIBRARY_PATH=${libdirs[$side]} "$cmtime" -b "$ip" -c "$count" > /dev/null 2>&1 &
     server=$!
     for _ in $(seq 100); do cm_listening && break; sleep 0.1; done
-    check_libs "$side" server mapped "$server"
+    check_libs "$side" server mapped_lib "$server"
     if [ -n "$traced" ]; then
         rm -f /tmp/ld.*
         out=$(LD_DEBUG=libs LD_DEBUG_OUTPUT=/tmp/ld LD_LIBRARY_PATH=${libdirs[$side]} \
               timeout 120 "$cmtime" -s "$ip" -c "$count" 2>&1)
         rc=$?
-        [ $rc != 0 ] || check_libs "$side" client client_lib
+        [ $rc != 0 ] || check_libs "$side" client traced_lib
     else
         out=$(LD_LIBRARY_PATH=${libdirs[$side]} timeout 120 "$cmtime" -s "$ip" -c "$count" 2>&1)
         rc=$?

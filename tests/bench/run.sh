@@ -15,6 +15,8 @@
 #             upstream's cmtime on both libraries in one guest
 #             (connect-guest.sh): librdmacm with libibverbs, ours against
 #             upstream's
+#   rsocket   stream rsockets on rxe0: latency and throughput by upstream's
+#             rstream on both libraries in one guest (rsocket-guest.sh)
 # Prints a table with ours/upstream ratios and targets.  Benchmarks report,
 # they do not judge: the exit status is non-zero only when the harness
 # itself broke (a build missing, the guest failed, a run used the wrong
@@ -25,14 +27,15 @@
 # BENCH_FORK_RUNS (5 processes per library), BENCH_DATAPATH_ITERATIONS
 # (100 operations per profile) x BENCH_DATAPATH_ROUNDS (3 profiles per
 # operation), BENCH_CONNECT_COUNT (100 connections per cmtime run) x
-# BENCH_CONNECT_ROUNDS (10 runs per library).  BENCH_OURS_LIBDIR: take
+# BENCH_CONNECT_ROUNDS (10 runs per library), BENCH_RSOCKET_ROUNDS (3
+# rounds of every rstream size per library).  BENCH_OURS_LIBDIR: take
 # "our" libibverbs from there instead of the build (an older build's, to
 # compare before and after a change).
 set -euo pipefail
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-all_phases=(device fork datapath connect)
+all_phases=(device fork datapath connect rsocket)
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=("${all_phases[@]}")
 for p in "${phases[@]}"; do
@@ -61,6 +64,7 @@ export BENCH_STEADY_COUNT=${BENCH_STEADY_COUNT:-100}
 export BENCH_DATAPATH_ITERATIONS=${BENCH_DATAPATH_ITERATIONS:-100}
 export BENCH_DATAPATH_ROUNDS=${BENCH_DATAPATH_ROUNDS:-3}
 export BENCH_CONNECT_COUNT=${BENCH_CONNECT_COUNT:-100} BENCH_CONNECT_ROUNDS=${BENCH_CONNECT_ROUNDS:-10}
+export BENCH_RSOCKET_ROUNDS=${BENCH_RSOCKET_ROUNDS:-3}
 fork_runs=${BENCH_FORK_RUNS:-5}
 fork_args=(20000 2000 7)    # live ranges, operations per round, rounds
 raw=()
@@ -88,7 +92,7 @@ in_guest() {
     mkdir -p "$dir"
     for _ in 1 2 3; do
         rc=0
-        (cd "$dir" && RDMA_VM_SMP=1 exec "$vm" --timeout 240 bash "$@") > "$log" 2>&1 || rc=$?
+        (cd "$dir" && RDMA_VM_SMP=1 exec "$vm" --timeout "${guest_timeout:-240}" bash "$@") > "$log" 2>&1 || rc=$?
         case $rc in 125|130) ;; *) break ;; esac
         echo "bench: the guest died (status $rc), starting it again"
     done
@@ -182,6 +186,18 @@ phase_connect() {
     raw+=("$out/connect.raw")
 }
 
+# ------------------------------------------------------------ rsocket
+phase_rsocket() {
+    echo "bench: in the qemu guest (rxe0): rsocket latency and throughput by rstream, both libraries"
+    local rstream=$upstream/../../bin/rstream rdmacm=$build/librdmacm
+    [ -e "$rdmacm/librdmacm.so.1" ] || die "missing $rdmacm/librdmacm.so.1"
+    # a server and a client process per sample: slower than the others
+    guest_timeout=600 in_guest "$out/rsocket" "$out/rsocket.log" "$src/tests/bench/rsocket-guest.sh" \
+        "$(readlink -f "$rstream")" "$ours:$rdmacm" "$upstream"
+    mv "$out/rsocket/raw" "$out/rsocket.raw"
+    raw+=("$out/rsocket.raw")
+}
+
 for p in "${phases[@]}"; do "phase_$p"; done
 
 # ------------------------------------------------------------ the table
@@ -190,4 +206,5 @@ awk -f "$src/tests/bench/table.awk" -v phases="${phases[*]}" -v load="$load" -v 
     -v steady_count="$BENCH_STEADY_COUNT" -v fork_runs="$fork_runs" -v fork_rounds="${fork_args[2]}" \
     -v dp_iterations="$BENCH_DATAPATH_ITERATIONS" -v dp_rounds="$BENCH_DATAPATH_ROUNDS" \
     -v cm_count="$BENCH_CONNECT_COUNT" -v cm_rounds="$BENCH_CONNECT_ROUNDS" \
+    -v rs_rounds="$BENCH_RSOCKET_ROUNDS" \
     "${raw[@]}"

@@ -4,7 +4,7 @@
 # every line is also a fact, the last one winning.  Variables: phases (the
 # ones that ran, space-separated), cold_runs, steady_runs, steady_count,
 # fork_runs, fork_rounds, dp_iterations, dp_rounds, cm_count, cm_rounds,
-# load, cpus.
+# rs_rounds, load, cpus.
 
 { v = $0; sub(/^[^ ]+ [^ ]+ */, "", v); fact[$1, $2] = v }
 $3 ~ /^[0-9]+(\.[0-9]+)?$/ && NF == 3 { val[$1, $2, ++cnt[$1, $2]] = $3; next }
@@ -80,6 +80,16 @@ function cm_row(label, k,    up, ours) {
     ours = med("ours", k)
     row(label, up == "" ? "" : 1000 * up, ours == "" ? "" : 1000 * ours, 1,
         spread("upstream", k), spread("ours", k))
+}
+
+# rstream's samples: ns per transfer; a throughput row also in MB/s.
+function rs_row(label, k, bytes,    up, ours) {
+    up = med("upstream", k)
+    ours = med("ours", k)
+    row(label, up, ours, 1, spread("upstream", k), spread("ours", k))
+    if (bytes && up > 0 && ours > 0)
+        printf "    MB/s: upstream %.1f, ours %.1f (%.3fx)\n", bytes * 1000 / up, bytes * 1000 / ours,
+            up / ours
 }
 
 function ran(phase) { return index(" " phases " ", " " phase " ") > 0 }
@@ -228,5 +238,20 @@ END {
         for (i = 1; i <= n; i++)
             cm_row(steps[i], "cm_" steps[i])
         cm_row("per connection, all steps", "cm_total")
+    }
+
+    if (ran("rsocket")) {
+        print ""
+        printf "Stream rsockets on rxe0 in the guest: upstream's rstream, server and client on one\n"
+        printf "library (librdmacm and libibverbs), %d rounds per library, interleaved; the client's\n",
+            rs_rounds
+        print "time per transfer, the median (us).  A throughput row's ratio is time, so <= 1x"
+        print "time is >= 1x throughput (its MB/s below it).  qemu TCG: read the ratios."
+        print ""
+        header()
+        rs_row("latency: 64 B ping-pong, per transfer", "rs_lat_64", 0)
+        rs_row("throughput: 4 KiB stream, per transfer", "rs_bw_4096", 4096)
+        rs_row("throughput: 64 KiB stream, per transfer", "rs_bw_65536", 65536)
+        rs_row("throughput: 1 MiB stream, per transfer", "rs_bw_1048576", 1048576)
     }
 }

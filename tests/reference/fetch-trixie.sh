@@ -15,43 +15,13 @@
 # DEST/.done   what was fetched; a second run with the same list is a no-op
 set -euo pipefail
 
-DEST=${1:-build/reference56}
-STAMP=${2:-}
+# shellcheck source=tests/reference/fetch-lib.sh
+. "$(dirname "$0")/fetch-lib.sh"
+
 PKGS="libibverbs1 ibverbs-providers ibverbs-utils"
 VERSION=56.1-1
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-
-mkdir -p "$DEST"
-DEST=$(cd "$DEST" && pwd -P)
-WANT="$(echo $PKGS) $VERSION"
-if [ "$(head -n 1 "$DEST/.done" 2>/dev/null)" = "$WANT" ]; then
-    [ -z "$STAMP" ] || touch "$STAMP"
-    exit 0
-fi
-
-apt=$DEST/apt
-rm -rf "$apt" && mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$apt/prefs"
-echo "deb [arch=amd64 signed-by=$KEYRING] $MIRROR trixie main" > "$apt/sources.list"
-: > "$apt/status"
-# Every directory apt would otherwise take from /etc or /var names ours.
-opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=$apt/parts"
-      -o "Dir::Etc::Preferences=$apt/prefs/none" -o "Dir::Etc::PreferencesParts=$apt/prefs"
-      -o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
-      -o "Dir::Cache=$apt/cache" -o "APT::Architecture=amd64"
-      -o "APT::Architectures=amd64" -o "APT::Sandbox::User=$(id -un)" -q)
-apt-get "${opts[@]}" update > "$apt/update.log" 2>&1 ||
-    { cat "$apt/update.log" >&2; echo "fetch-trixie.sh: apt-get update (private, trixie) failed" >&2; exit 1; }
-
+fetch_start "${1:-build/reference56}" "${2:-}" "$(echo $PKGS) $VERSION"
+private_apt trixie
 want=()
 for p in $PKGS; do want+=("$p=$VERSION"); done
-dl=$DEST/debs
-rm -rf "$dl" "$DEST/root" && mkdir -p "$dl"
-(cd "$dl" && apt-get "${opts[@]}" download "${want[@]}" > /dev/null) ||
-    { echo "fetch-trixie.sh: apt-get download failed for: ${want[*]}" >&2; exit 1; }
-for d in "$dl"/*.deb; do dpkg -x "$d" "$DEST/root"; done
-{ echo "$WANT"
-  for d in "$dl"/*.deb; do dpkg-deb -W "$d"; done; } > "$DEST/.done.tmp"
-rm -rf "$dl" "$apt/lists" "$apt/cache"
-mv "$DEST/.done.tmp" "$DEST/.done"
-[ -z "$STAMP" ] || touch "$STAMP"
+unpack_debs apt-get "${apt_opts[@]}" download "${want[@]}"

@@ -37,15 +37,17 @@ vm_reference56=${OPENVERBS_REFERENCE56_ROOT:-$vm_build/reference56/root}
 heading() { printf '\n== %s\n' "$*"; }
 fail() { echo "FAIL: $*"; exit 1; }
 
+# SIDE itself, or reference when VM_ALL_REFERENCE=1 makes every side
+# upstream's.
+side_or_reference() { if [ -n "${VM_ALL_REFERENCE:-}" ]; then echo reference; else echo "$1"; fi; }
+
 # The directories each side's libraries come from.  "verbs" is our
 # libibverbs under upstream's librdmacm, "rdmacm" our librdmacm on
 # upstream's libibverbs (each must work on the other through the public
 # ABI alone).  VM_ALL_REFERENCE=1 makes every side upstream's: a test
 # script tried on the oracle alone, before our library exists.
 libdirs_of() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side in
+    case $(side_or_reference "$1") in
         ours) echo "$vm_build/libverbs:$vm_build/librdmacm" ;;
         reference) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
         verbs) echo "$vm_build/libverbs:$vm_reference/usr/lib/x86_64-linux-gnu" ;;
@@ -56,9 +58,7 @@ libdirs_of() {
 
 # The one directory library NAME must come from on SIDE.
 libdir_for() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side:$2 in
+    case $(side_or_reference "$1"):$2 in
         ours:libibverbs.so.1|verbs:libibverbs.so.1) echo "$vm_build/libverbs" ;;
         ours:librdmacm.so.1|rdmacm:librdmacm.so.1) echo "$vm_build/librdmacm" ;;
         *) echo "$vm_reference/usr/lib/x86_64-linux-gnu" ;;
@@ -78,9 +78,7 @@ plugin_dir_of() {
 # core gets its own release's, unless VM_REFERENCE_PLUGINS says otherwise
 # (to show what it cannot do with another's).
 plugins_for_side() {
-    local side=$1
-    [ -z "${VM_ALL_REFERENCE:-}" ] || side=reference
-    case $side in
+    case $(side_or_reference "$1") in
         ours|verbs) echo "$VM_PLUGINS" ;;
         *) echo "${VM_REFERENCE_PLUGINS:-v44}" ;;
     esac
@@ -105,6 +103,20 @@ use_libs() {
     [ -z "${VM_PLUGINS:-}" ] || use_plugins "$1"
 }
 
+# The librspreload.so of a side: our build's or upstream's.  VM_PRELOAD=SIDE
+# makes run_on preload it and check that exactly it was loaded.
+preload_of() {
+    case $(side_or_reference "$1") in
+        ours) echo "$vm_build/librdmacm/preload/librspreload.so" ;;
+        reference) echo "$vm_reference/usr/lib/x86_64-linux-gnu/rsocket/librspreload.so" ;;
+        *) echo "lib.sh: no preload side '$1' (ours|reference)" >&2; return 1 ;;
+    esac
+}
+
+use_preload() {
+    [ -z "${VM_PRELOAD:-}" ] || { LD_PRELOAD=$(preload_of "$VM_PRELOAD") && export LD_PRELOAD; }
+}
+
 # Runs a command with the loader logging every object it initialises
 # (LD_DEBUG=libs) into DIR/ld.PID, one file per process, dlopen()ed ones
 # too.  glibc logs "calling init: PATH" for objects with DT_INIT, which
@@ -120,7 +132,7 @@ loaded_libs() {
     local paths=() path
     while read -r path; do
         case ${path##*/} in
-            libibverbs.so.1|librdmacm.so.1|lib*-rdmav*.so) paths+=("$path") ;;
+            libibverbs.so.1|librdmacm.so.1|lib*-rdmav*.so|librspreload.so) paths+=("$path") ;;
         esac
     done < <(sed -n 's/.*calling init: //p' "$1"/ld.* 2> /dev/null | sort -u)
     [ ${#paths[@]} -gt 0 ] || return 0
@@ -131,7 +143,7 @@ loaded_libs() {
 # libibverbs and librdmacm only from SIDE's directories; in plugin mode
 # also at least one provider plugin, and only from SIDE's plugin directory.
 check_loaded() {
-    local side=$1 dir=$2 name path want ok=0 wrong=0 plugin_dir='' plugins=0
+    local side=$1 dir=$2 name path want ok=0 wrong=0 plugin_dir='' plugins=0 preloaded=0
     [ -z "${VM_PLUGINS:-}" ] ||
         plugin_dir=$(readlink -m "$(plugin_dir_of "$(plugins_for_side "$side")")")
     while read -r name path; do
@@ -143,6 +155,15 @@ check_loaded() {
                     [ "$name" = libibverbs.so.1 ] && ok=1
                 else
                     echo "  WRONG LIBRARY: $name -> $path, not from $want"
+                    wrong=1
+                fi ;;
+            librspreload.so)
+                want=$(readlink -m "$(preload_of "${VM_PRELOAD:-none}" 2> /dev/null)")
+                if [ -n "${VM_PRELOAD:-}" ] && [ "$path" = "$want" ]; then
+                    echo "  preload $VM_PRELOAD: $path"
+                    preloaded=1
+                else
+                    echo "  WRONG PRELOAD: $path, not ${want:-none}"
                     wrong=1
                 fi ;;
             *)
@@ -158,6 +179,10 @@ check_loaded() {
         esac
     done < <(loaded_libs "$dir")
     [ $ok = 1 ] || [ $wrong = 1 ] || echo "  WRONG LIBRARY: no libibverbs.so.1 was loaded"
+    if [ -n "${VM_PRELOAD:-}" ] && [ $preloaded = 0 ]; then
+        echo "  WRONG PRELOAD: VM_PRELOAD=$VM_PRELOAD, but no librspreload.so was loaded"
+        wrong=1
+    fi
     if [ -n "$plugin_dir" ] && [ $plugins = 0 ]; then
         echo "  WRONG PLUGIN: plugin mode ($VM_PLUGINS), but no plugin from $plugin_dir was loaded"
         wrong=1
@@ -169,7 +194,7 @@ run_on() {
     local side=$1; shift
     local dir status=0
     dir=$(mktemp -d /tmp/run_on.XXXXXX)
-    ( use_libs "$side" && traced_run "$dir" "$@" ) || status=$?
+    ( use_libs "$side" && use_preload && traced_run "$dir" "$@" ) || status=$?
     echo "run_on $side: $* (exit $status)"
     check_loaded "$side" "$dir" || status=120
     rm -rf "$dir"

@@ -15,6 +15,7 @@
 # PAIR_WAIT=cm waits for an rdma_cm listener instead of the TCP port,
 # PAIR_WAIT=cm+tcp for both (iWARP: the kernel's TCP listener comes after
 # the rdma_cm id shows LISTEN),
+# PAIR_WAIT=udp for a UDP socket bound to the port (udpong),
 # PAIR_WAIT=log:REGEX for a server line matching REGEX (a multicast
 # receiver has joined), for up to PAIR_LISTEN_SECONDS.
 # PAIR_SERVER_STAYS=1: the server never ends by itself (cmtime -b); it
@@ -79,6 +80,17 @@ wait_cm_free() {
     done
     return 1
 }
+# PAIR_WAIT=udp: a UDP socket is bound to port $1 (/proc/net/udp{,6}).
+udp_bound() {
+    local want f local_addr
+    printf -v want ':%04X' "$1"
+    for f in /proc/net/udp /proc/net/udp6; do
+        while read -r _ local_addr _; do
+            [[ $local_addr == *"$want" ]] && return 0
+        done < "$f"
+    done
+    return 1
+}
 # PAIR_WAIT=log:REGEX: the server said it is ready.
 logged() { grep -qE "$2" "$1" 2> /dev/null; }
 
@@ -91,6 +103,7 @@ server_ready() {
         cm) cm_listening ;;
         cm+tcp) cm_listening && listening $pair_port ;;
         log:*) logged "$1" "${PAIR_WAIT#log:}" ;;
+        udp) udp_bound $pair_port ;;
         *) listening $pair_port ;;
     esac
 }
