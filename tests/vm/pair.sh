@@ -28,7 +28,8 @@
 # librdmacm on upstream's libibverbs.  PAIR_SERVER_SIDE and
 # PAIR_CLIENT_SIDE pick one role's (a server on upstream's libraries and
 # a client on ours: wire compatibility); each role is then checked alone.
-# PAIR_KNOWN_RACE=NAME: a kernel race outside the user-space libraries
+# PAIR_KNOWN_RACE=NAME: a race outside the libraries (the kernel's, or
+# the program's own)
 # (race_NAME_*) may hit this pair; when a failed pair shows exactly its
 # signature (the client's log and the kernel's own evidence), the pair
 # runs once more, saying so.  Any other failure, or the race twice,
@@ -160,6 +161,18 @@ race_siw_mpa_extra_data_seen() {
     grep -qE 'RDMA_CM_EVENT_CONNECT_ERROR, error: -22$' "$1.cli" &&
         grep -qE 'siw_mpa_rr: .* ret=-71$' $pair_tracing/trace || return 1
     echo "kernel race in siw: the MPA reply and the first data frame came in one socket read (siw_recv_mpa_rr returned -EPROTO, 'extra data'), so the client's connect failed with -EINVAL"
+}
+
+# perftest_relisten, perftest's -R mode: the server listens on its port
+# for the control connection, then again for the data QPs; a client that
+# connects its data QP between the two finds no listener (REJECTED with
+# reason 8, invalid service ID, or an UNREACHABLE SIDR for UD), and
+# upstream's client then crashes in its error path, on upstream's
+# libraries as on ours.  The client's log is the evidence.
+race_perftest_relisten_arm() { :; }
+race_perftest_relisten_seen() {
+    grep -qE 'Event: RDMA_CM_EVENT_(REJECTED; error: 8|UNREACHABLE)' "$1.cli" || return 1
+    echo "race in perftest -R: its client's data connect came while the server was between its two listens (no listener: $(grep -ohE 'RDMA_CM_EVENT_[A-Z]+(; error: [0-9-]+)?' "$1.cli" | head -1))"
 }
 
 # Readies the evidence of race $PAIR_KNOWN_RACE, if any; false when it
