@@ -45,9 +45,13 @@ export PAIR_TIMEOUT=60
 # stream_case PROGRAM LABEL ARGS...: rstream or riostream, server and
 # client with the same ARGS.
 stream_case() {
-    local program=$1 label="$1 $2"
+    local program=$1 label="$1 $2" race=
     shift 2
-    pair "$label$suffix" '^custom +[0-9]' \
+    # the client's library decides (pair.sh: race_rsocket_async_hup)
+    [[ " $* " == *" -T a "* ]] &&
+        [ "$(side_or_reference "${PAIR_CLIENT_SIDE:-ours}")" = reference ] &&
+        race=rsocket_async_hup
+    PAIR_KNOWN_RACE=$race pair "$label$suffix" '^custom +[0-9]' \
         "$program" -b "$ip" "$@" -- "$program" -s "$ip" "$@"
 }
 # rcopy: a file of random bytes, its copy's hash compared; the server
