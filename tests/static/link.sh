@@ -8,8 +8,10 @@
 #
 #   usage: tests/static/link.sh BUILDDIR OUTDIR
 #
-# OUTDIR gets stage/, static-verbs and static-rdmacm (tests/vm/static-*.c,
-# the vm test's programs) and link.log, the linker's warnings.  Prints the
+# OUTDIR gets stage/ with stage.env (stage.sh's assignments), the programs
+# and link.log (the linker's warnings):
+# static-verbs and static-rdmacm (tests/vm/static-*.c) for the vm test,
+# collide (tests/static/collide.c) for the host test.  Prints the
 # link lines and what `file` says of each program.
 set -euo pipefail
 
@@ -21,7 +23,8 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-eval "$("$src/tests/install/stage.sh" "$build" "$out/stage")"
+"$src/tests/install/stage.sh" "$build" "$out/stage" > "$out/stage.env"
+. "$out/stage.env"
 : > "$out/link.log"
 
 # link PROGRAM PKG SOURCE...
@@ -31,10 +34,11 @@ link() {
     flags=$(pkg-config --static --cflags --libs "$pkg") || die "pkg-config --static $pkg failed"
     echo "cc -static -o $prog $* $flags"
     # shellcheck disable=SC2086  # pkg-config's words are meant to split
-    ${CC:-cc} -static -o "$out/$prog" -I"$src/tests/vm" "$@" $flags 2>> "$out/link.log" ||
+    ${CC:-cc} -static -D_GNU_SOURCE -Wall -Wextra -Werror -o "$out/$prog" -I"$src/tests/vm" "$@" $flags 2>> "$out/link.log" ||
         { cat "$out/link.log" >&2; die "static link of $prog failed"; }
     file "$out/$prog"
 }
 
 link static-verbs libibverbs "$src/tests/vm/static-verbs.c" "$src/tests/vm/vmtest.c"
 link static-rdmacm librdmacm "$src/tests/vm/static-rdmacm.c" "$src/tests/vm/vmtest.c"
+link collide librdmacm "$src/tests/static/collide.c"
