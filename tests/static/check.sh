@@ -49,7 +49,7 @@ done
 for lib in libibverbs librdmacm; do
     archive=$STAGE_LIBDIR/$lib.a
     extra=$(nm --defined-only -g "$archive" | awk 'NF == 3 {print $3}' |
-        python3 -c '
+        python3 -B -c '
 import sys
 sys.path.insert(0, sys.argv[1] + "/build-aux")
 from symvers import parse
