@@ -44,7 +44,8 @@ while read -r header; do
 done < <(sed -n 's/^\.\+ \(.*\/\(infiniband\|rdma\)\/[^/]*\.h\)$/\1/p' "$work/compile.log")
 [ "$checked" -ge 3 ] || fail "only $checked staged headers seen in -H output (want verbs.h, rdma_cma.h, rsocket.h at least)"
 
-needed=$(readelf -d -W "$work/consumer" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -E '^lib(ibverbs|rdmacm)' | sort | tr '\n' ' ')
+needed=$(readelf -d -W "$work/consumer" |
+    sed -n 's/.*(NEEDED).*\[\(lib\(ibverbs\|rdmacm\)[^]]*\)\]/\1/p' | sort | tr '\n' ' ')
 [ "$needed" = "libibverbs.so.1 librdmacm.so.1 " ] || fail "consumer needs '$needed', want upstream's sonames"
 echo "needed: $needed"
 
