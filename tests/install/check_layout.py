@@ -66,7 +66,11 @@ def our_entries(root, prefix):
 def reference_entries(lists, packages):
     entries = set()
     for pkg in packages:
-        with open(os.path.join(lists, pkg + '.list')) as f:
+        path = os.path.join(lists, pkg + '.list')
+        if not os.path.exists(path):
+            sys.exit(f'FAIL no file list {path}: the reference was fetched by an older '
+                     'fetch.sh; fetch it again (ninja reference.stamp)')
+        with open(path) as f:
             for line in f.read().splitlines():
                 path, _, target = line.partition(' -> ')
                 if path.startswith(MAN_DIR):
