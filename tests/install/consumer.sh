@@ -6,18 +6,42 @@
 # staged ones: the host has Debian's libibverbs1 and librdmacm1, which a
 # wrong search path would silently pick up.
 #
-#   usage: tests/install/consumer.sh BUILDDIR WORKDIR    (CC: the compiler)
+# NETLINK says whether the build links libnl (-Dnetlink): the .pc files must
+# then require libnl-3.0 for static links, and must not otherwise; without
+# it pkg-config sees only the stage, so a stray libnl requirement fails.
+#
+#   usage: tests/install/consumer.sh BUILDDIR WORKDIR enabled|disabled
+#          (CC: the compiler)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -eq 2 ] || { echo "usage: consumer.sh BUILDDIR WORKDIR" >&2; exit 2; }
-build=$1 work=$2
+usage() { echo "usage: consumer.sh BUILDDIR WORKDIR enabled|disabled" >&2; exit 2; }
+[ $# -eq 3 ] || usage
+build=$1 work=$2 netlink=$3
 fail() { echo "FAIL $*"; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work"
-eval "$("$here/stage.sh" "$build" "$work/stage")"
+case $netlink in
+    enabled) eval "$("$here/stage.sh" "$build" "$work/stage")" ;;
+    disabled) eval "$(STAGE_HOST_PC_PATH='' "$here/stage.sh" "$build" "$work/stage")" ;;
+    *) usage ;;
+esac
 
 pkgs=(libibverbs librdmacm)
+for pkg in "${pkgs[@]}"; do
+    errors=$(pkg-config --print-errors --static --exists "$pkg" 2>&1) ||
+        fail "pkg-config cannot resolve $pkg from the stage: $errors"
+    requires=$(pkg-config --print-requires-private "$pkg")
+    requires=$(tr '\n' ' ' <<< "$requires")
+    echo "$pkg Requires.private: $requires"
+    case $netlink:" $requires" in
+        enabled:*" libnl-3.0 "*|disabled:*) ;;
+        *) fail "$pkg.pc does not require libnl-3.0, which this build links" ;;
+    esac
+    case $netlink:" $requires" in
+        disabled:*libnl*) fail "$pkg.pc requires libnl, which this build does not link" ;;
+    esac
+done
 cflags=$(pkg-config --cflags "${pkgs[@]}")
 libs=$(pkg-config --libs "${pkgs[@]}")
 echo "pkg-config --cflags: $cflags"
@@ -44,7 +68,8 @@ while read -r header; do
 done < <(sed -n 's/^\.\+ \(.*\/\(infiniband\|rdma\)\/[^/]*\.h\)$/\1/p' "$work/compile.log")
 [ "$checked" -ge 3 ] || fail "only $checked staged headers seen in -H output (want verbs.h, rdma_cma.h, rsocket.h at least)"
 
-needed=$(readelf -d -W "$work/consumer" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -E '^lib(ibverbs|rdmacm)' | sort | tr '\n' ' ')
+needed=$(readelf -d -W "$work/consumer" |
+    sed -n 's/.*(NEEDED).*\[\(lib\(ibverbs\|rdmacm\)[^]]*\)\]/\1/p' | sort | tr '\n' ' ')
 [ "$needed" = "libibverbs.so.1 librdmacm.so.1 " ] || fail "consumer needs '$needed', want upstream's sonames"
 echo "needed: $needed"
 
