@@ -21,7 +21,9 @@ static int id_alloc(struct rdma_event_channel *channel, void *context,
 	if (!channel) {
 		channel = rdma_create_event_channel();
 		if (!channel) {
-			int err = errno;
+			/* never 0: callers read *out whenever this returns 0
+			 * (gcc -O3 warns that errno could be) */
+			int err = errno ? errno : ENOMEM;
 
 			free(id);
 			return err;

@@ -31,8 +31,10 @@ PC_FIELDS = ('Name', 'Description', 'URL', 'Version', 'Libs', 'Cflags')
 
 
 def stage(stage_sh, build, dest):
-    out = subprocess.run([stage_sh, build, dest], check=True, stdout=subprocess.PIPE,
-                         text=True).stdout
+    run = subprocess.run([stage_sh, build, dest], stdout=subprocess.PIPE, text=True)
+    if run.returncode:
+        sys.exit(f'FAIL {stage_sh} {build} {dest} failed (its errors are above)')
+    out = run.stdout
     env = {}
     for line in out.splitlines():
         name, _, value = line.removeprefix('export ').partition('=')

@@ -22,10 +22,11 @@ fail() { echo "FAIL $*"; exit 1; }
 
 rm -rf "$work" && mkdir -p "$work"
 case $netlink in
-    enabled) eval "$("$here/stage.sh" "$build" "$work/stage")" ;;
-    disabled) eval "$(STAGE_HOST_PC_PATH='' "$here/stage.sh" "$build" "$work/stage")" ;;
+    enabled) exports=$("$here/stage.sh" "$build" "$work/stage") ;;
+    disabled) exports=$(STAGE_HOST_PC_PATH='' "$here/stage.sh" "$build" "$work/stage") ;;
     *) usage ;;
-esac
+esac || fail "staging $build failed (its errors are above)"
+eval "$exports"
 
 pkgs=(libibverbs librdmacm)
 for pkg in "${pkgs[@]}"; do
