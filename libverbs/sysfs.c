@@ -12,7 +12,9 @@
 
 #include "internal.h"
 
-static char sysfs_path[PATH_MAX] = "/sys";
+/* Zero-initialised, so it takes no room in the file (an initialiser would
+ * put all PATH_MAX bytes into .data); the default is filled in once. */
+static char sysfs_path[PATH_MAX];
 static pthread_once_t sysfs_once = PTHREAD_ONCE_INIT;
 
 /* SYSFS_PATH lets tests and containers point us at another tree; setuid
@@ -22,6 +24,7 @@ static void sysfs_path_init(void)
 	const char *env = secure_getenv("SYSFS_PATH");
 	size_t len;
 
+	strcpy(sysfs_path, "/sys");
 	if (!env || !*env)
 		return;
 	len = strlen(env);

@@ -17,6 +17,10 @@
 #             upstream's
 #   rsocket   stream rsockets on rxe0: latency and throughput by upstream's
 #             rstream on both libraries in one guest (rsocket-guest.sh)
+#   size      stripped file sizes here, no guest: our libibverbs (its
+#             providers built in) against upstream's core + librxe +
+#             libsiw, our librdmacm against upstream's; the minimal
+#             variant's too when build-minimal/ (./run test variants) exists
 # Prints a table with ours/upstream ratios and targets.  Benchmarks report,
 # they do not judge: the exit status is non-zero only when the harness
 # itself broke (a build missing, the guest failed, a run used the wrong
@@ -30,12 +34,13 @@
 # BENCH_CONNECT_ROUNDS (10 runs per library), BENCH_RSOCKET_ROUNDS (3
 # rounds of every rstream size per library).  BENCH_OURS_LIBDIR: take
 # "our" libibverbs from there instead of the build (an older build's, to
-# compare before and after a change).
+# compare before and after a change).  BENCH_MINIMAL_BUILD: the minimal
+# build whose sizes the size phase adds (build-minimal/ in the sources).
 set -euo pipefail
 
 die() { echo "bench: $*" >&2; exit 1; }
 
-all_phases=(device fork datapath connect rsocket)
+all_phases=(size device fork datapath connect rsocket)
 phases=("$@")
 [ ${#phases[@]} -gt 0 ] || phases=("${all_phases[@]}")
 for p in "${phases[@]}"; do
@@ -196,6 +201,39 @@ phase_rsocket() {
         "$(readlink -f "$rstream")" "$ours:$rdmacm" "$upstream"
     mv "$out/rsocket/raw" "$out/rsocket.raw"
     raw+=("$out/rsocket.raw")
+}
+
+# ------------------------------------------------------------ size
+# Sizes after `strip`, as distributions ship libraries (ours carry debug
+# information).  Upstream's libibverbs is counted with its librxe and
+# libsiw plugins, as ours has those providers built in.
+stripped_size() {
+    strip -o "$out/stripped" "$1" || die "strip $1 failed"
+    stat -c %s "$out/stripped"
+    rm -f "$out/stripped"
+}
+
+phase_size() {
+    echo "bench: on this machine: stripped library sizes, both sides"
+    local minimal=${BENCH_MINIMAL_BUILD:-$src/build-minimal} f n total=0 lines=()
+    for f in libibverbs.so.1:core libibverbs/librxe-rdmav34.so:rxe libibverbs/libsiw-rdmav34.so:siw; do
+        n=$(stripped_size "$upstream/${f%:*}")
+        total=$((total + n))
+        lines+=("upstream size_verbs_${f#*:} $n")
+    done
+    lines+=("upstream size_verbs $total")
+    lines+=("ours size_verbs $(stripped_size "$ours/libibverbs.so.1")")
+    lines+=("upstream size_rdmacm $(stripped_size "$upstream/librdmacm.so.1")")
+    [ -e "$build/librdmacm/librdmacm.so.1" ] || die "missing $build/librdmacm/librdmacm.so.1"
+    lines+=("ours size_rdmacm $(stripped_size "$build/librdmacm/librdmacm.so.1")")
+    # the variants suite's minimal build, when it has been built
+    if [ -e "$minimal/libverbs/libibverbs.so.1" ] && [ -e "$minimal/librdmacm/librdmacm.so.1" ]; then
+        lines+=("base size_minimal_dir $minimal")
+        lines+=("ours size_verbs_minimal $(stripped_size "$minimal/libverbs/libibverbs.so.1")")
+        lines+=("ours size_rdmacm_minimal $(stripped_size "$minimal/librdmacm/librdmacm.so.1")")
+    fi
+    printf '%s\n' "${lines[@]}" > "$out/size.raw"
+    raw+=("$out/size.raw")
 }
 
 for p in "${phases[@]}"; do "phase_$p"; done

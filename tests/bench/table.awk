@@ -160,6 +160,29 @@ END {
     for (f in failed)
         printf "  %4d  %s\n", failed[f], f
 
+    if (ran("size")) {
+        print ""
+        print "Stripped library sizes in bytes (after strip, as distributions ship them).  Upstream's"
+        printf "libibverbs counts with its librxe and libsiw plugins (%s + %s + %s), as ours has\n",
+            med("upstream", "size_verbs_core"), med("upstream", "size_verbs_rxe"),
+            med("upstream", "size_verbs_siw")
+        print "those providers built in."
+        print ""
+        header()
+        row("libibverbs, rxe and siw", med("upstream", "size_verbs"), med("ours", "size_verbs"),
+            0.5, "", "", "count")
+        row("librdmacm", med("upstream", "size_rdmacm"), med("ours", "size_rdmacm"), 0.5, "", "",
+            "count")
+        if (med("ours", "size_verbs_minimal") != "") {
+            row("libibverbs, minimal build (*)", med("upstream", "size_verbs"),
+                med("ours", "size_verbs_minimal"), 0.5, "", "", "count")
+            row("librdmacm, minimal build (*)", med("upstream", "size_rdmacm"),
+                med("ours", "size_rdmacm_minimal"), 0.5, "", "", "count")
+            printf "(*) %s: the variants suite's minimal build (./run test variants).\n",
+                fact["base", "size_minimal_dir"]
+        }
+    }
+
     if (ran("device") || ran("fork")) {
         print ""
         if (ran("device")) {
