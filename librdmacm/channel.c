@@ -13,11 +13,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <netlink/attr.h>
-#include <netlink/msg.h>
-#include <netlink/netlink.h>
-#include <rdma/rdma_netlink.h>
-
+#include "config.h"
 #include "internal.h"
 
 /* The rdma_cm ABI versions whose commands ucma.c speaks. */
@@ -28,6 +24,12 @@ struct chardev {
 	dev_t devnum;			/* 0: not known, any will do */
 	uint64_t abi;
 };
+
+#if RDMA_NETLINK
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <rdma/rdma_netlink.h>
 
 static struct nla_policy chardev_policy[RDMA_NLDEV_ATTR_MAX] = {
 	[RDMA_NLDEV_ATTR_CHARDEV] = { .type = NLA_U64 },
@@ -81,6 +83,16 @@ out:
 	nl_socket_free(sk);
 	return ret;
 }
+#else
+/* A build without RDMA netlink (-Dnetlink=disabled) finds the device at
+ * its fixed path only, and cannot check that the node there is the
+ * device the kernel means (any /dev/infiniband/rdma_cm is taken). */
+static int chardev_by_netlink(struct chardev *cdev)
+{
+	(void)cdev;
+	return EOPNOTSUPP;
+}
+#endif
 
 static int chardev_by_sysfs(struct chardev *cdev)
 {

@@ -2,8 +2,8 @@
 /*
  * Fork safety's public API: ibv_fork_init(), ibv_is_fork_initialized()
  * and the range calls that keep pinned buffers out of a child (see
- * fork.h), and the RDMA netlink question that makes all of them
- * unnecessary on kernels that copy pinned pages into the child.
+ * fork.h), unnecessary on kernels that copy pinned pages into the child
+ * (which RDMA netlink tells, see netlink.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,50 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-#include <rdma/rdma_netlink.h>
 
 #include "fork.h"
 #include "netlink.h"
 
-/* ---- Kernel copy-on-fork support, over RDMA netlink ---- */
+/* ---- Kernel copy-on-fork support ---- */
 
-static int on_sys_reply(struct nlmsghdr *nlh, void *copies)
-{
-	return verbs_nl_parse_sys(nlh, copies);
-}
-
-/* Not knowing only costs the tree: every failure reads as "no", and
- * callers see no trace of a kernel without RDMA netlink. */
-static bool query_copy_on_fork(void)
-{
-	struct nlmsghdr req = {
-		.nlmsg_len = NLMSG_LENGTH(0),
-		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET),
-		.nlmsg_flags = NLM_F_REQUEST,
-	};
-	union {
-		struct nlmsghdr hdr;
-		char bytes[4096];
-	} answer;
-	bool copies = false;
-	int saved_errno = errno, fd;
-
-	/* The kernel answers while handling sendto(), so the reply is already
-	 * queued: a non-blocking socket never waits, even if it never comes. */
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_RDMA);
-	if (fd >= 0) {
-		if (verbs_nl_exchange(fd, &req, &answer, sizeof(answer), on_sys_reply, &copies))
-			copies = false;
-		close(fd);
-	}
-	errno = saved_errno;
-	return copies;
-}
-
-bool (*verbs_fork_kernel_copies_on_fork)(void) = query_copy_on_fork;
+/* Asked over RDMA netlink (netlink.c); a build without it never knows. */
+bool (*verbs_fork_kernel_copies_on_fork)(void) = verbs_netlink_copies_on_fork;
 
 static pthread_once_t copy_on_fork_once = PTHREAD_ONCE_INIT;
 static bool copy_on_fork;

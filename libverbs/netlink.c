@@ -2,8 +2,9 @@
 /*
  * RDMA netlink: device discovery (one dump of the devices, then one
  * question about its uverbs character device per device not seen before),
- * the parsing of the replies libverbs reads, and the request/answer loop
- * every netlink question goes through.
+ * the kernel's copy-on-fork support, and the parsing of the replies
+ * libverbs reads.  Built with -Dnetlink (libnl-3); no_netlink.c stands in
+ * without it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -126,9 +128,45 @@ int verbs_nl_parse_sys(struct nlmsghdr *nlh, bool *copy_on_fork)
 }
 
 /* ------------------------------------------------------------------ */
+/* Copy-on-fork                                                        */
+
+static int on_sys_reply(struct nlmsghdr *nlh, void *copies)
+{
+	return verbs_nl_parse_sys(nlh, copies);
+}
+
+/* Not knowing only costs the tree: every failure reads as "no", and
+ * callers see no trace of a kernel without RDMA netlink. */
+bool verbs_netlink_copies_on_fork(void)
+{
+	struct nlmsghdr req = {
+		.nlmsg_len = NLMSG_LENGTH(0),
+		.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET),
+		.nlmsg_flags = NLM_F_REQUEST,
+	};
+	union {
+		struct nlmsghdr hdr;
+		char bytes[4096];
+	} answer;
+	bool copies = false;
+	int saved_errno = errno, fd;
+
+	/* The kernel answers while handling sendto(), so the reply is already
+	 * queued: a non-blocking socket never waits, even if it never comes. */
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_RDMA);
+	if (fd >= 0) {
+		if (verbs_nl_exchange(fd, &req, &answer, sizeof(answer), on_sys_reply, &copies))
+			copies = false;
+		close(fd);
+	}
+	errno = saved_errno;
+	return copies;
+}
+
+/* ------------------------------------------------------------------ */
 /* Talking to the kernel                                               */
 
-/* libnl opens the socket and parses attributes; requests and answers go
+/* libnl opens the discovery socket; requests and answers go
  * through one static buffer instead of libnl's message objects, which
  * allocate and clear a page each and were most of a rescan's work.  The
  * buffer, like the socket, belongs to whoever holds sock_lock.  Dump
@@ -137,51 +175,6 @@ static union {
 	struct nlmsghdr hdr;
 	char bytes[16384];
 } io;
-
-int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
-		      int (*on_msg)(struct nlmsghdr *, void *), void *arg)
-{
-	static _Atomic uint32_t seq;
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK }, from;
-	socklen_t from_len;
-	struct nlmsghdr *nlh;
-	ssize_t len;
-	int ret;
-
-	req->nlmsg_seq = ++seq;
-	/* A netlink datagram goes whole or not at all. */
-	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		return errno;
-	for (;;) {
-		from_len = sizeof(from);
-		len = recvfrom(fd, buf, size, MSG_TRUNC, (struct sockaddr *)&from, &from_len);
-		if (len < 0 && errno == EINTR)
-			continue;
-		if (len < 0)
-			return errno;
-		if (len > (ssize_t)size)
-			return EMSGSIZE;
-		/* Only the kernel may answer. */
-		if (from.nl_pid != 0)
-			continue;
-		for (nlh = buf; NLMSG_OK(nlh, len); nlh = NLMSG_NEXT(nlh, len)) {
-			if (nlh->nlmsg_seq != req->nlmsg_seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *err = NLMSG_DATA(nlh);
-
-				return -err->error;
-			}
-			ret = on_msg(nlh, arg);
-			if (ret)
-				return ret;
-			if (!(nlh->nlmsg_flags & NLM_F_MULTI))
-				return 0;
-		}
-	}
-}
 
 static int exchange(struct nl_sock *sk, struct nlmsghdr *req,
 		    int (*on_msg)(struct nlmsghdr *, void *), void *arg)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* RDMA netlink: message parsing, apart so tests can feed it messages, and
- * the request/answer loop shared by every netlink question libverbs asks. */
+ * the request/answer loop shared by every netlink question libverbs asks.
+ * The parsers exist only in builds with -Dnetlink; the loop in all. */
 #ifndef OPENVERBS_NETLINK_H
 #define OPENVERBS_NETLINK_H
 
@@ -18,6 +19,10 @@ int verbs_nl_parse_chardev(struct nlmsghdr *nlh, struct verbs_sysfs_dev *sysfs);
 /* An RDMA_NLDEV_CMD_SYS_GET reply: whether the kernel copies pinned pages
  * into a child of fork() (false when it does not say).  0 or EPROTO. */
 int verbs_nl_parse_sys(struct nlmsghdr *nlh, bool *copy_on_fork);
+/* Whether the kernel copies pinned pages into a child of fork(), asked
+ * over RDMA netlink: false when it does not say or cannot be asked.
+ * errno and the descriptor table are left as they were. */
+bool verbs_netlink_copies_on_fork(void);
 
 /*
  * One request and its answer on netlink socket fd, read into buf: sends

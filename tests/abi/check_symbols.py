@@ -7,6 +7,8 @@ Both ways: every export must be listed with the same version and binding
 pending, and no pending name may be exported.  The version-node graph must
 equal ABI.symvers' node lines and upstream's library.  ABI.symvers itself is
 checked against upstream's exports (all but the provider-only private node).
+A build without the compat layer (--without-compat) must export none of the
+compat-only names and is not missing them.
 """
 import argparse
 import os
@@ -72,6 +74,8 @@ def main():
     ap.add_argument('--reference', required=True, help='unpacked upstream root')
     ap.add_argument('--library', required=True, help='soname, e.g. libibverbs.so.1')
     ap.add_argument('--file', help='the built library; absent: not built yet')
+    ap.add_argument('--without-compat', action='store_true',
+                    help='built with -Dcompat=disabled: no compat-only (name@NODE) export')
     a = ap.parse_args()
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(a.symvers_py)))
@@ -116,7 +120,12 @@ def main():
     if built_graph != graph:
         report.fail(f'{a.file}: version nodes {built_graph}, ABI.symvers/upstream say {graph}')
 
+    # From here on, what this build was meant to export.
+    omitted = {sym for sym in listed if '@@' not in sym} if a.without_compat else set()
+    listed -= omitted
     built = exports(a.file, {n for n, _ in built_graph})
+    for sym in sorted(built & omitted):
+        report.fail(f'exported {sym}, but this build has no compat layer')
     for sym in sorted(built - listed):
         bare = re.split('@@?', sym)[0]
         twins = sorted(s for s in listed if re.split('@@?', s)[0] == bare)
@@ -127,7 +136,8 @@ def main():
     for sym in sorted(listed - built - pending):
         report.fail(f'{sym} listed in ABI.symvers, not exported (and not pending)')
     report.finish(f'{len(built & listed)} of {len(listed)} symbols exported as listed, '
-                  f'{len(pending - built)} pending; {len(graph)} version nodes match.')
+                  f'{len(pending - built)} pending, {len(omitted)} compat-only left out; '
+                  f'{len(graph)} version nodes match.')
 
 
 if __name__ == '__main__':
