@@ -29,6 +29,7 @@
 #include "internal.h"
 
 int (*verbs_netlink_scanner)(struct verbs_list_node *found) = verbs_netlink_scan;
+const struct verbs_provider *const *verbs_providers = verbs_builtin_providers;
 
 /* The cache, as of the last scan: devices by their entry, the records of
  * devices nobody claimed by theirs. */
@@ -151,12 +152,6 @@ int verbs_sysfs_scan(struct verbs_list_node *found)
 /* ------------------------------------------------------------------ */
 /* Providers                                                           */
 
-/* The linker collects VERBS_PROVIDER() registrations between these. */
-extern const struct verbs_provider *const __start_verbs_providers[]
-	__attribute__((weak, visibility("hidden")));
-extern const struct verbs_provider *const __stop_verbs_providers[]
-	__attribute__((weak, visibility("hidden")));
-
 static bool match_any(const char *const *patterns, const char *s)
 {
 	for (; patterns && *patterns; patterns++)
@@ -175,14 +170,14 @@ static const struct verbs_provider *find_provider(const struct verbs_sysfs_dev *
 	const struct verbs_provider *const *p;
 
 	if (sysfs->driver_id != RDMA_DRIVER_UNKNOWN)
-		for (p = __start_verbs_providers; p < __stop_verbs_providers; p++)
+		for (p = verbs_providers; *p; p++)
 			if ((*p)->driver_id == (enum rdma_driver_id)sysfs->driver_id && enabled(*p))
 				return *p;
-	for (p = __start_verbs_providers; p < __stop_verbs_providers; p++)
+	for (p = verbs_providers; *p; p++)
 		if (match_any((*p)->ibdev_patterns, sysfs->ibdev_name) && enabled(*p))
 			return *p;
 	if (sysfs->modalias[0])
-		for (p = __start_verbs_providers; p < __stop_verbs_providers; p++)
+		for (p = verbs_providers; *p; p++)
 			if (match_any((*p)->modalias_patterns, sysfs->modalias) && enabled(*p))
 				return *p;
 	return NULL;

@@ -21,8 +21,9 @@
  * every provider would otherwise repeat.
  *
  * A provider, in order:
- *  1. registers a struct verbs_provider with VERBS_PROVIDER() (match keys,
- *     uverbs ABI range, alloc/free of its context);
+ *  1. defines const struct verbs_provider verbs_provider_<name> (match
+ *     keys, uverbs ABI range, alloc/free of its context), and is named in
+ *     the choices of the -Dproviders option (meson_options.txt);
  *  2. in alloc_context: allocates its own context struct with a struct
  *     verbs_context inside, calls verbs_init_context(), then
  *     verbs_cmd_get_context() (with its driver data, if any), then
@@ -349,11 +350,17 @@ struct verbs_provider {
 	void (*free_device)(struct verbs_device *dev);
 };
 
-/* Providers are found by the linker: each registration is a pointer in the
- * "verbs_providers" section, so adding one needs no central list. */
-#define VERBS_PROVIDER(p)						\
-	static const struct verbs_provider *const verbs_provider_##p	\
-	__attribute__((section("verbs_providers"), used, aligned(sizeof(void *)))) = &(p)
+/*
+ * The built-in providers, in match order, NULL-terminated: generated from
+ * -Dproviders by providers/meson.build.  An explicit table, not a linker
+ * section each provider drops a pointer into: discovery refers to this
+ * array, and the array to each provider, so linking ibv_get_device_list()
+ * from a static archive pulls every built-in provider in.  A section
+ * would be collected only from the archive members something else had
+ * already pulled in: none, so a static program would silently find no
+ * device (rdma-core's static build has exactly that flaw).
+ */
+extern const struct verbs_provider *const verbs_builtin_providers[];
 
 /* ------------------------------------------------------------------ */
 /* Contexts                                                            */

@@ -120,6 +120,9 @@ const struct verbs_provider *verbs_match_provider(const struct verbs_sysfs_dev *
 /* The netlink backend as ibv_get_device_list() calls it: tests replace
  * it, as the host's kernel knows nothing of their fake sysfs trees. */
 extern int (*verbs_netlink_scanner)(struct verbs_list_node *found);
+/* The providers discovery matches devices against: verbs_builtin_providers,
+ * or a unit test's own table of fakes. */
+extern const struct verbs_provider *const *verbs_providers;
 
 /*
  * A device no built-in provider claimed, offered to upstream's provider

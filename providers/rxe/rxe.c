@@ -138,7 +138,8 @@ static struct verbs_context *rxe_import_context(struct verbs_device *dev, int cm
 
 static const char *const rxe_ibdev_patterns[] = { "rxe*", NULL };
 
-static const struct verbs_provider rxe_provider = {
+/* Listed in the generated table of built-in providers (-Dproviders). */
+const struct verbs_provider verbs_provider_rxe = {
 	.name = "rxe",
 	.driver_id = RDMA_DRIVER_RXE,
 	.ibdev_patterns = rxe_ibdev_patterns,
@@ -148,5 +149,3 @@ static const struct verbs_provider rxe_provider = {
 	.import_context = rxe_import_context,
 	.free_context = verbs_free_plain_context,
 };
-
-VERBS_PROVIDER(rxe_provider);

@@ -94,7 +94,8 @@ static struct verbs_context *siw_alloc_context(struct verbs_device *dev, int cmd
 
 static const char *const siw_ibdev_patterns[] = { "siw*", NULL };
 
-static const struct verbs_provider siw_provider = {
+/* Listed in the generated table of built-in providers (-Dproviders). */
+const struct verbs_provider verbs_provider_siw = {
 	.name = "siw",
 	.driver_id = RDMA_DRIVER_SIW,
 	.ibdev_patterns = siw_ibdev_patterns,
@@ -103,5 +104,3 @@ static const struct verbs_provider siw_provider = {
 	.alloc_context = siw_alloc_context,
 	.free_context = verbs_free_plain_context,
 };
-
-VERBS_PROVIDER(siw_provider);

@@ -68,20 +68,20 @@ static const struct verbs_provider by_name = {
 	.name = "by-name", .ibdev_patterns = fake_names, .min_abi = 1, .max_abi = 1,
 	.alloc_context = fake_alloc, .free_context = fake_free,
 };
-VERBS_PROVIDER(by_name);
 
 static const char *const fake_aliases[] = { "pci:v000015B3d*", NULL };
 static const struct verbs_provider by_alias = {
 	.name = "by-alias", .modalias_patterns = fake_aliases, .min_abi = 1, .max_abi = 1,
 	.alloc_context = fake_alloc, .free_context = fake_free,
 };
-VERBS_PROVIDER(by_alias);
 
 static const struct verbs_provider by_id = {
 	.name = "by-id", .driver_id = RDMA_DRIVER_EFA, .min_abi = 0, .max_abi = 5,
 	.alloc_context = fake_alloc, .free_context = fake_free,
 };
-VERBS_PROVIDER(by_id);
+
+/* Discovery sees these instead of the built-in providers. */
+static const struct verbs_provider *const fake_providers[] = { &by_name, &by_alias, &by_id, NULL };
 
 static int no_netlink(struct verbs_list_node *found)
 {
@@ -109,6 +109,7 @@ static int efa_netlink(struct verbs_list_node *found)
 
 static void setup(void)
 {
+	verbs_providers = fake_providers;
 	verbs_netlink_scanner = no_netlink;
 	with_async_fd = true;
 	unit_add_device("uverbs0", "fake0", "1\n", true);

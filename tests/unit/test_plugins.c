@@ -827,7 +827,8 @@ static const char *const builtin_names[] = { "plug*", NULL };
 static const struct verbs_provider builtin = {
 	.name = "builtin", .ibdev_patterns = builtin_names, .min_abi = 1, .max_abi = 1,
 };
-VERBS_PROVIDER(builtin);
+/* Discovery sees it instead of the built-in providers. */
+static const struct verbs_provider *const builtin_providers[] = { &builtin, NULL };
 
 /* Each test its own tree: files outlive the forked test processes. */
 static void fake_tree(void)
@@ -835,6 +836,7 @@ static void fake_tree(void)
 	unit_tree_clear_devices();
 	unit_put("sys/class/infiniband_verbs/abi_version", "6\n");
 	unit_tree_serve_devices();
+	verbs_providers = builtin_providers;
 	verbs_netlink_scanner = no_netlink;
 	no_loading();
 	setenv("RDMAV_DRIVERS", "/nonexistent/first:" FAKE_PLUGIN_PREFIX, 1);

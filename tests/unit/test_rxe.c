@@ -315,9 +315,7 @@ static void during_move(uint32_t number)
 	ck_assert(!atomic_load(&move.user_done));
 }
 
-/* The kernel's geometry is checked against the mapping before use.  (This
- * also links rxe.c into the test: the provider is otherwise reached only
- * through its registration section.) */
+/* The kernel's geometry is checked against the mapping before use. */
 START_TEST(ring_map_checks)
 {
 	struct kring k = kring_new(3, 64);

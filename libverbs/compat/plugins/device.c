@@ -56,7 +56,7 @@ struct verbs_device *verbs_plugin_claim(struct verbs_sysfs_dev *sysfs_dev)
 {
 	struct verbs_device *dev = claim_registered(sysfs_dev);
 
-#if PLUGIN_LOADER
+#if PLUGIN_LOADER && !defined(VERBS_STATIC_ARCHIVE)
 	/* Loading waits for a device nothing registered so far wants
 	 * (FACTS 6); the load happens once, the retry is cheap. */
 	if (!dev) {
