@@ -18,7 +18,7 @@ here=$(dirname "$(readlink -f "$0")")
 case $target in
     # multiarch: the directory Debian's packages use for the target
     aarch64-linux-gnu) kind=arm64 multiarch=aarch64-linux-gnu qemu=qemu-aarch64-static ;;
-    i686-linux-gnu) kind=i386 multiarch=i386-linux-gnu qemu=qemu-i386-static ;;
+    i686-linux-gnu) kind=i386 multiarch=i386-linux-gnu ;;
     x86_64-linux-musl) kind=musl ;;
     *) echo "deps-file.sh: unknown target $target" >&2; exit 2 ;;
 esac
@@ -43,6 +43,12 @@ pkg_config_libdir = ['$root/usr/lib/pkgconfig']
 c_args = ['-isystem', '$(cd "$uapi" && pwd -P)']
 EOT
 else
+    libs=$root/lib/$multiarch:$root/usr/lib/$multiarch
+    if [ "$target" = i686-linux-gnu ]; then
+        wrapper="['/usr/$target/lib/ld-linux.so.2', '--library-path', '/usr/$target/lib:$libs']"
+    else
+        wrapper="['$qemu', '-L', '/usr/$target', '-E', 'LD_LIBRARY_PATH=$libs']"
+    fi
     # libnl-3 itself lives in /lib/<multiarch>, the rest in /usr/lib/<multiarch>;
     # the target's C library in the cross toolchain's /usr/<target>
     cat > "$out" <<EOT
@@ -52,8 +58,7 @@ sys_root = '$root'
 pkg_config_libdir = ['$root/usr/lib/$multiarch/pkgconfig']
 
 [binaries]
-exe_wrapper = ['$qemu', '-L', '/usr/$target',
-               '-E', 'LD_LIBRARY_PATH=$root/lib/$multiarch:$root/usr/lib/$multiarch']
+exe_wrapper = $wrapper
 
 [built-in options]
 c_link_args = ['-L$root/lib/$multiarch', '-Wl,-rpath-link,$root/lib/$multiarch']
