@@ -9,9 +9,11 @@ the names ABI.symvers gives the library as its default versions).  The
 shared library's version script hides the same internal names; here that
 keeps them (verbs_*, rxe_*, the IBVERBS_1.0 twins, ...) out of the
 application's namespace, where they could collide with its own.
+objcopy and ar are the compiler's own (cc -print-prog-name), so a cross
+or musl compiler gets its target's binutils without being told.
 
 usage: static_archive.py --symvers F --pending F --library SONAME
-                         --objcopy PROG --ar PROG OUTPUT INPUT.a -- CC...
+                         OUTPUT INPUT.a -- CC...
 """
 import argparse
 import os
@@ -25,6 +27,12 @@ from symvers import parse, read_pending  # noqa: E402
 def exported_names(nodes, pending):
     return sorted({name for node, _, syms in nodes for name, default in syms
                    if default and f'{name}@@{node}' not in pending})
+
+
+def binutil(cc, name):
+    found = subprocess.run(cc + ['-print-prog-name=' + name], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    return found or name
 
 
 def run(cmd):
@@ -42,8 +50,6 @@ def main():
     ap.add_argument('--symvers', required=True)
     ap.add_argument('--pending')
     ap.add_argument('--library', required=True)
-    ap.add_argument('--objcopy', required=True)
-    ap.add_argument('--ar', required=True)
     ap.add_argument('output')
     ap.add_argument('input')
     a = ap.parse_args(argv[:split])
@@ -60,10 +66,10 @@ def main():
         f.write(''.join(n + '\n' for n in exported_names(libs[a.library], read_pending(a.pending))))
     run(cc + ['-r', '-nostdlib', '-o', obj,
               '-Wl,--whole-archive', a.input, '-Wl,--no-whole-archive'])
-    run([a.objcopy, '--keep-global-symbols=' + keep, obj])
+    run([binutil(cc, 'objcopy'), '--keep-global-symbols=' + keep, obj])
     if os.path.exists(a.output):
         os.unlink(a.output)
-    run([a.ar, 'rcsD', a.output, obj])
+    run([binutil(cc, 'ar'), 'rcsD', a.output, obj])
     os.unlink(obj)
     os.unlink(keep)
 

@@ -132,9 +132,13 @@ int verbs_init_context(struct verbs_context *vctx, struct verbs_device *dev, int
 	if (!vctx->priv)
 		return ENOMEM;
 	vctx->priv->mode = verbs_cmd_mode_default();
-	/* The provider's own id for its ioctls; plugins give theirs instead
-	 * (FACTS 22). */
+	/* The kernel refuses an ioctl whose header names another driver
+	 * (EINVAL).  The record has the id from netlink; one from sysfs
+	 * has none, and the built-in provider that claimed the device
+	 * gives its own.  Plugins give theirs instead (FACTS 22). */
 	vctx->priv->driver_id = dev->sysfs ? dev->sysfs->driver_id : RDMA_DRIVER_UNKNOWN;
+	if (vctx->priv->driver_id == RDMA_DRIVER_UNKNOWN && dev->sysfs && dev->sysfs->provider_data)
+		vctx->priv->driver_id = verbs_sysfs_provider(dev->sysfs)->driver_id;
 	vctx->sz = sizeof(*vctx);
 	verbs_device_get(dev);
 	ctx->device = &dev->device;

@@ -12,8 +12,12 @@
 #                                own lists, cache and empty dpkg status), updated
 #   unpack_debs CMD...           runs the download command CMD in an empty
 #                                directory, unpacks every .deb it left into
-#                                DEST/root, records WANT and the versions in
-#                                DEST/.done and touches STAMP
+#                                DEST/root, keeps each package's file list in
+#                                DEST/lists/PACKAGE.list, records WANT and the
+#                                versions in DEST/.done and touches STAMP
+#
+# A file list has one installed non-directory a line, as an absolute path;
+# a symbolic link is `PATH -> TARGET`.  tests/install compares ours with them.
 
 fetcher=${0##*/}
 
@@ -48,10 +52,14 @@ private_apt() {
 
 unpack_debs() {
     local dl=$DEST/debs d
-    rm -rf "$dl" "$DEST/root" && mkdir -p "$dl"
+    rm -rf "$dl" "$DEST/root" "$DEST/lists" && mkdir -p "$dl" "$DEST/lists"
     (cd "$dl" && "$@" > /dev/null) ||
         { echo "$fetcher: download failed: $*" >&2; exit 1; }
-    for d in "$dl"/*.deb; do dpkg -x "$d" "$DEST/root"; done
+    for d in "$dl"/*.deb; do
+        dpkg -x "$d" "$DEST/root"
+        dpkg-deb -c "$d" | awk '$1 !~ /^d/ { sub(/^\./, "", $6); print $6 ($7 == "->" ? " -> " $8 : "") }' \
+            > "$DEST/lists/$(dpkg-deb -f "$d" Package).list"
+    done
     { echo "$WANT"
       for d in "$dl"/*.deb; do dpkg-deb -W "$d"; done; } > "$DEST/.done.tmp"
     rm -rf "$dl" "$DEST/apt/lists" "$DEST/apt/cache"

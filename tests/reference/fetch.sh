@@ -18,7 +18,9 @@ set -euo pipefail
 PKGS="libibverbs1 librdmacm1 ibverbs-providers libibverbs-dev librdmacm-dev
       ibverbs-utils rdmacm-utils perftest libibumad3"
 VERSION=44.0-2
-fetch_start "${1:-build/reference}" "${2:-}" "$(echo $PKGS) $VERSION"
+# "lists": the key changed when the per-package file lists were added, so
+# that trees fetched before are fetched again
+fetch_start "${1:-build/reference}" "${2:-}" "$(echo $PKGS) $VERSION lists"
 
 want=()
 for p in $PKGS; do

@@ -204,6 +204,26 @@ START_TEST(ioctl_query_port_bytes)
 }
 END_TEST
 
+/* A record from sysfs carries no driver id (a build without RDMA netlink,
+ * or a kernel without it); the kernel refuses an ioctl whose header does
+ * not name its driver, so the claiming provider's id goes there. */
+START_TEST(sysfs_record_sends_the_providers_driver_id)
+{
+	static const struct verbs_provider rxe_like = { .name = "rxe-like", .driver_id = RDMA_DRIVER_RXE };
+	struct ibv_context *ctx;
+	struct ibv_port_attr pa;
+
+	dev.sysfs->driver_id = RDMA_DRIVER_UNKNOWN;
+	dev.sysfs->provider_data = (void *)&rxe_like;
+	ctx = new_ctx("ioctl");
+	dev.sysfs->driver_id = RDMA_DRIVER_RXE;
+	dev.sysfs->provider_data = NULL;
+	ck_assert_int_eq(verbs_cmd_query_port(ctx, 3, &pa), EOPNOTSUPP);
+	expect_hdr(&calls[0], UVERBS_OBJECT_DEVICE, UVERBS_METHOD_QUERY_PORT, 2);
+	free_ctx(ctx);
+}
+END_TEST
+
 /* Two send requests, three SGEs, then the kernel's verdict on the second. */
 static int reject_second_wr(void *buf, size_t len)
 {
@@ -1301,6 +1321,7 @@ int main(void)
 	tcase_add_test(enc, tunnelled_alloc_pd_bytes);
 	tcase_add_test(enc, ioctl_create_cq_bytes);
 	tcase_add_test(enc, ioctl_query_port_bytes);
+	tcase_add_test(enc, sysfs_record_sends_the_providers_driver_id);
 	tcase_add_test(enc, write_post_send_bytes);
 	tcase_add_test(enc, doorbell_posts_nothing);
 	tcase_add_test(enc, create_qp_leaves_the_callers_attr_alone);

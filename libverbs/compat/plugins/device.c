@@ -58,7 +58,9 @@ struct verbs_device *verbs_plugin_claim(struct verbs_sysfs_dev *sysfs_dev)
 
 #if PLUGIN_LOADER && !defined(VERBS_STATIC_ARCHIVE)
 	/* Loading waits for a device nothing registered so far wants
-	 * (FACTS 6); the load happens once, the retry is cheap. */
+	 * (FACTS 6); the load happens once, the retry is cheap.  Never from
+	 * libibverbs.a: plugins bind to libibverbs.so.1, not to a copy
+	 * linked into the program (libverbs/meson.build). */
 	if (!dev) {
 		verbs_plugins_load_once();
 		dev = claim_registered(sysfs_dev);
