@@ -75,7 +75,7 @@ struct real_libc {
 	int (*dup2)(int, int);
 	int (*close)(int);
 	ssize_t (*sendfile)(int, int, off_t *, size_t);
-	ssize_t (*sendfile64)(int, int, off_t *, size_t);
+	ssize_t (*sendfile64)(int, int, off64_t *, size_t);
 };
 extern struct real_libc real;
 

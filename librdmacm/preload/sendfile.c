@@ -25,7 +25,8 @@ static void unread(int in_fd, ssize_t unsent)
 		lseek(in_fd, -unsent, SEEK_CUR);
 }
 
-static ssize_t send_file_chunks(int rs, int in_fd, off_t *offset, size_t count)
+/* off64_t: the position of either entry point, whatever off_t's width. */
+static ssize_t send_file_chunks(int rs, int in_fd, off64_t *offset, size_t count)
 {
 	char buf[CHUNK];
 	size_t total = 0;
@@ -35,7 +36,7 @@ static ssize_t send_file_chunks(int rs, int in_fd, off_t *offset, size_t count)
 	while (total < count) {
 		size_t want = count - total < CHUNK ? count - total : CHUNK;
 
-		got = offset ? pread(in_fd, buf, want, *offset) : real.read(in_fd, buf, want);
+		got = offset ? pread64(in_fd, buf, want, *offset) : real.read(in_fd, buf, want);
 		if (got <= 0) {
 			if (got < 0 && !total)
 				return -1;
@@ -62,30 +63,45 @@ static ssize_t send_file_chunks(int rs, int in_fd, off_t *offset, size_t count)
 	return total;
 }
 
-static ssize_t sendfile_on(ssize_t (*libc_sendfile)(int, int, off_t *, size_t),
-			   int out_fd, int in_fd, off_t *offset, size_t count)
+/* The rsocket behind OUT_FD, or -1 with *libc_fd the descriptor that libc's
+ * sendfile is to be called on. */
+static int rsocket_of(int out_fd, int *libc_fd)
 {
 	struct psock *ps;
 
 	preload_init();
+	*libc_fd = out_fd;
 	ps = fdmap_get(out_fd);
 	if (!ps)
-		return libc_sendfile(out_fd, in_fd, offset, count);
+		return -1;
 	fork_convert_pending(ps);
-	if (ps->kind != PSOCK_RSOCKET)
-		return libc_sendfile(ps->sfd, in_fd, offset, count);
-	return send_file_chunks(ps->sfd, in_fd, offset, count);
+	*libc_fd = ps->sfd;
+	return ps->kind == PSOCK_RSOCKET ? ps->sfd : -1;
 }
 
 PRELOAD_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t *offset, size_t count)
 {
-	return sendfile_on(real.sendfile, out_fd, in_fd, offset, count);
+	int fd, rs = rsocket_of(out_fd, &fd);
+	off64_t pos;
+	ssize_t sent;
+
+	if (rs < 0)
+		return real.sendfile(fd, in_fd, offset, count);
+	if (!offset)
+		return send_file_chunks(rs, in_fd, NULL, count);
+	pos = *offset;
+	sent = send_file_chunks(rs, in_fd, &pos, count);
+	*offset = pos;
+	return sent;
 }
 
-/* off64_t is off_t on the 64-bit ABIs this is built for. */
-_Static_assert(sizeof(off64_t) == sizeof(off_t), "sendfile64 needs a 64-bit off_t");
-
+/* Where off_t is 32 bits wide (i686), the large-file twin is a function of
+ * its own. */
 PRELOAD_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off64_t *offset, size_t count)
 {
-	return sendfile_on(real.sendfile64, out_fd, in_fd, (off_t *)offset, count);
+	int fd, rs = rsocket_of(out_fd, &fd);
+
+	if (rs < 0)
+		return real.sendfile64(fd, in_fd, offset, count);
+	return send_file_chunks(rs, in_fd, offset, count);
 }

@@ -328,7 +328,8 @@ def uapi_lag(key, ours, theirs):
     """Does ours take this enum from the system's kernel UAPI headers (which
     only ever gain constants), lacking only constants it defines elsewhere?"""
     path = os.path.realpath(ours.paths.get(key) or '')
-    if not re.match(r'/usr/include/(rdma|linux)/', path):
+    # a cross compiler's are its own (/usr/i686-linux-gnu/include/rdma)
+    if not re.match(r'/usr/(?:[\w-]+-linux-gnu/)?include/(rdma|linux)/', path):
         return False
     o, t = ours.records[key]['constants'], theirs.records[key]['constants']
     return o < t and all(ours.records.get(f'enumerator {c}') ==

@@ -5,9 +5,11 @@
 #
 #   fetch_start DEST STAMP WANT  makes DEST absolute; exits 0 (touching STAMP)
 #                                when DEST/.done already records WANT
-#   private_apt SUITE            apt_opts: an apt of DEST/apt's own (sources
-#                                list naming only `SUITE main`, own lists,
-#                                cache and empty dpkg status), updated
+#   private_apt SUITE [ARCH [deb-src]]
+#                                apt_opts: an apt of DEST/apt's own (sources
+#                                list naming only `SUITE main` for ARCH,
+#                                default amd64, and its sources when asked;
+#                                own lists, cache and empty dpkg status), updated
 #   unpack_debs CMD...           runs the download command CMD in an empty
 #                                directory, unpacks every .deb it left into
 #                                DEST/root, keeps each package's file list in
@@ -31,18 +33,19 @@ fetch_start() {
 }
 
 private_apt() {
-    local suite=$1 apt=$DEST/apt
+    local suite=$1 arch=${2:-amd64} src=${3:-} apt=$DEST/apt
     local mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
     local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
     rm -rf "$apt" && mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/parts" "$apt/prefs"
-    echo "deb [arch=amd64 signed-by=$keyring] $mirror $suite main" > "$apt/sources.list"
+    echo "deb [arch=$arch signed-by=$keyring] $mirror $suite main" > "$apt/sources.list"
+    [ -z "$src" ] || echo "deb-src [signed-by=$keyring] $mirror $suite main" >> "$apt/sources.list"
     : > "$apt/status"
     # Every directory apt would otherwise take from /etc or /var names ours.
     apt_opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::Etc::SourceParts=$apt/parts"
               -o "Dir::Etc::Preferences=$apt/prefs/none" -o "Dir::Etc::PreferencesParts=$apt/prefs"
               -o "Dir::State::Lists=$apt/lists" -o "Dir::State::status=$apt/status"
-              -o "Dir::Cache=$apt/cache" -o "APT::Architecture=amd64"
-              -o "APT::Architectures=amd64" -o "APT::Sandbox::User=$(id -un)" -q)
+              -o "Dir::Cache=$apt/cache" -o "APT::Architecture=$arch"
+              -o "APT::Architectures=$arch" -o "APT::Sandbox::User=$(id -un)" -q)
     apt-get "${apt_opts[@]}" update > "$apt/update.log" 2>&1 ||
         { cat "$apt/update.log" >&2; echo "$fetcher: apt-get update (private, $suite) failed" >&2; exit 1; }
 }

@@ -37,6 +37,7 @@
 	} while (0)
 #define REQUIRE_EQ(a, b) REQUIRE_OP(a, ==, b)
 #define REQUIRE_NE(a, b) REQUIRE_OP(a, !=, b)
+#define REQUIRE_PTR_EQ(a, b) REQUIRE_OP((uintptr_t)(a), ==, (uintptr_t)(b))
 #define REQUIRE_LT(a, b) REQUIRE_OP(a, <, b)
 #define REQUIRE_LE(a, b) REQUIRE_OP(a, <=, b)
 #define REQUIRE_GT(a, b) REQUIRE_OP(a, >, b)
@@ -105,7 +106,7 @@ static unsigned int check_subtree(const struct fork_range *n, const struct fork_
 
 	if (!n)
 		return 1;
-	REQUIRE_EQ(n->parent, parent);
+	REQUIRE_PTR_EQ(n->parent, parent);
 	if (n->red) {
 		REQUIRE(!n->left || !n->left->red);
 		REQUIRE(!n->right || !n->right->red);
@@ -147,7 +148,7 @@ static void check_index(const struct fork_tree *t, unsigned int nodes)
 		return;
 	for (size_t b = 0; b < (size_t)1 << t->by_start_bits; b++) {
 		for (const struct fork_range *n = t->by_start[b]; n; n = n->hash_next) {
-			REQUIRE_EQ(find(t, n->start), n);
+			REQUIRE_PTR_EQ(find(t, n->start), n);
 			hashed++;
 		}
 	}
@@ -180,7 +181,7 @@ static unsigned int check_tree(const struct fork_tree *t)
 	while (n && n->left)
 		n = n->left;
 	for (; n; prev = n, n = n->next) {
-		REQUIRE_EQ(n->prev, prev);
+		REQUIRE_PTR_EQ(n->prev, prev);
 		REQUIRE_LT(n->start, n->end);
 		REQUIRE_EQ(n->start % PAGE, 0);
 		REQUIRE_EQ(n->end % PAGE, 0);
@@ -493,18 +494,19 @@ END_TEST
 
 /* ---- smaps parsing ---- */
 
+/* addresses that a 32-bit process can have too */
 static const char smaps_text[] =
 	"00400000-00401000 r-xp 00000000 08:01 123 /bin/x\n"
 	"Size:                  4 kB\n"
 	"KernelPageSize:        4 kB\n"
 	"MMUPageSize:           4 kB\n"
-	"7f0000000000-7f0000400000 rw-s 00000000 00:0f 99 /dev/hugepages/buf (deleted)\n"
+	"f7000000-f7400000 rw-s 00000000 00:0f 99 /dev/hugepages/buf (deleted)\n"
 	"Size:               4096 kB\n"
 	"AnonHugePages:         0 kB\n"
 	"KernelPageSize:     2048 kB\n"
 	"MMUPageSize:        2048 kB\n"
 	"VmFlags: rd wr sh mr mw me ms de ht\n"
-	"7f0000400000-7f0000401000 rw-p 00000000 00:00 0\n"
+	"f7400000-f7401000 rw-p 00000000 00:00 0\n"
 	"KernelPageSize:        4 kB\n";
 
 static size_t smaps_lookup(uintptr_t addr)
@@ -521,11 +523,11 @@ static size_t smaps_lookup(uintptr_t addr)
 START_TEST(smaps_page_size_of_each_mapping)
 {
 	ck_assert_uint_eq(smaps_lookup(0x400000), 4096);
-	ck_assert_uint_eq(smaps_lookup(0x7f0000000000), 2 << 20);
-	ck_assert_uint_eq(smaps_lookup(0x7f00003fffff), 2 << 20);
-	ck_assert_uint_eq(smaps_lookup(0x7f0000400000), 4096);
+	ck_assert_uint_eq(smaps_lookup(0xf7000000), 2 << 20);
+	ck_assert_uint_eq(smaps_lookup(0xf73fffff), 2 << 20);
+	ck_assert_uint_eq(smaps_lookup(0xf7400000), 4096);
 	ck_assert_uint_eq(smaps_lookup(0x401000), 0);
-	ck_assert_uint_eq(smaps_lookup(0x7f0000401000), 0);
+	ck_assert_uint_eq(smaps_lookup(0xf7401000), 0);
 }
 END_TEST
 

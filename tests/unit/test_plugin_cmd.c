@@ -650,9 +650,10 @@ unsigned int __wrap_verbs_plugin_release(struct ibv_context *ctx)
 	return plugin_release;
 }
 
-/* A v56 plugin's verbs_qp: comp_mask and xrcd 8 bytes further on. */
+/* A v56 plugin's verbs_qp: comp_mask and xrcd one function pointer (its
+ * ibv_qp_ex.wr_flush) further on. */
 struct v56_verbs_qp {
-	uint8_t qp_ex[sizeof(struct ibv_qp_ex) + 8];
+	uint8_t qp_ex[sizeof(struct ibv_qp_ex) + sizeof(void (*)(void))];
 	uint32_t comp_mask;
 	struct verbs_xrcd *xrcd;
 };

@@ -251,8 +251,9 @@ START_TEST(open_qp_bytes_and_effects)
 }
 END_TEST
 
-/* A v45+ plugin's verbs_qp is 8 bytes longer, its XRC fields 8 bytes
- * further (V56-ADDITIONS 3): the size it passes says where. */
+/* A v45+ plugin's verbs_qp is longer, its XRC fields further, where a v44
+ * one has them its ibv_qp_ex.wr_flush (V56-ADDITIONS 3; 8 bytes on x86_64,
+ * commands.h): the size it passes says where. */
 START_TEST(open_qp_xrc_fields_of_the_plugins_release)
 {
 	struct ibv_context *ctx = new_ctx("write");
@@ -263,25 +264,21 @@ START_TEST(open_qp_xrc_fields_of_the_plugins_release)
 	};
 	union {
 		struct verbs_qp v44;
-		uint8_t bytes[376];
+		struct verbs_qp_v45 v45;
 	} qp;
+	uint8_t flush[sizeof(qp.v45.qp_ex_v45.wr_flush)];
 	struct ib_uverbs_create_qp_resp resp;
 	struct ibv_open_qp cmd;
-	uint64_t word;
-	uint32_t mask;
-	void *xrcd_ptr;
 
 	memset(&qp, 0, sizeof(qp));
-	memset(qp.bytes + 352, 0x5a, 8);	/* v56: the end of ibv_qp_ex (wr_flush) */
+	memset(flush, 0x5a, sizeof(flush));
+	memcpy(&qp.v45.qp_ex_v45.wr_flush, flush, sizeof(flush));
 	kernel_write = answering_write;
-	ck_assert_int_eq(ibv_cmd_open_qp(ctx, &qp.v44, 376, &attr, &cmd, sizeof(cmd), &resp,
-					 sizeof(resp)), 0);
-	memcpy(&word, qp.bytes + 352, 8);
-	ck_assert_uint_eq(word, 0x5a5a5a5a5a5a5a5aULL);
-	memcpy(&mask, qp.bytes + 360, 4);
-	ck_assert_uint_eq(mask, VERBS_QP_XRCD);
-	memcpy(&xrcd_ptr, qp.bytes + 368, 8);
-	ck_assert_ptr_eq(xrcd_ptr, &xrcd);
+	ck_assert_int_eq(ibv_cmd_open_qp(ctx, &qp.v44, sizeof(struct verbs_qp_v45), &attr, &cmd,
+					 sizeof(cmd), &resp, sizeof(resp)), 0);
+	ck_assert_mem_eq(&qp.v45.qp_ex_v45.wr_flush, flush, sizeof(flush));
+	ck_assert_uint_eq(qp.v45.comp_mask, VERBS_QP_XRCD);
+	ck_assert_ptr_eq(qp.v45.xrcd, &xrcd);
 
 	/* Too short to hold xrcd: nothing written past the QP. */
 	memset(&qp, 0, sizeof(qp));

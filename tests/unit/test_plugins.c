@@ -384,84 +384,86 @@ END_TEST
 /* Contexts and verbs_set_ops (FACTS 22-23, 33-34)                     */
 
 /* The public slot of each op (ops-map.txt), from the start of struct
- * verbs_context; -1: private only. */
+ * verbs_context (whose layout the abi suite checks, on x86_64 and i686). */
+#define PUBLIC(member) ((int)offsetof(struct verbs_context, member))
+enum { NO_PUBLIC = -1 };	/* private only */
 static const struct { int idx, public; } public_slots[] = {
-	{ 0, 8 },	/* advise_mr */
-	{ 1, 64 },	/* alloc_dm */
-	{ 2, 384 },	/* alloc_mw */
-	{ 3, 16 },	/* alloc_null_mr */
-	{ 4, 112 },	/* alloc_parent_domain */
-	{ 5, 344 },	/* alloc_pd */
-	{ 6, 128 },	/* alloc_td */
-	{ 7, 576 },	/* async_event */
-	{ 8, 32 },	/* attach_counters_point_flow */
-	{ 9, 560 },	/* attach_mcast */
-	{ 10, 392 },	/* bind_mw */
-	{ 11, 296 },	/* close_xrcd */
-	{ 12, 432 },	/* cq_event */
-	{ 13, 544 },	/* create_ah */
-	{ 14, 40 },	/* create_counters */
-	{ 15, 408 },	/* create_cq */
-	{ 16, -1 },	/* create_cq_ex */
-	{ 17, 240 },	/* create_flow */
-	{ 18, 96 },	/* create_flow_action_esp */
-	{ 19, 496 },	/* create_qp */
-	{ 20, 264 },	/* create_qp_ex */
-	{ 21, 160 },	/* create_rwq_ind_table */
-	{ 22, 456 },	/* create_srq */
-	{ 23, 280 },	/* create_srq_ex */
-	{ 24, 184 },	/* create_wq */
-	{ 25, 400 },	/* dealloc_mw */
-	{ 26, 352 },	/* dealloc_pd */
-	{ 27, 120 },	/* dealloc_td */
-	{ 28, 376 },	/* dereg_mr */
-	{ 29, 552 },	/* destroy_ah */
-	{ 30, 48 },	/* destroy_counters */
-	{ 31, 448 },	/* destroy_cq */
-	{ 32, 224 },	/* destroy_flow */
-	{ 33, 88 },	/* destroy_flow_action */
-	{ 34, 520 },	/* destroy_qp */
-	{ 35, 152 },	/* destroy_rwq_ind_table */
-	{ 36, 480 },	/* destroy_srq */
-	{ 37, 168 },	/* destroy_wq */
-	{ 38, 568 },	/* detach_mcast */
-	{ 39, -1 },	/* free_context */
-	{ 40, 72 },	/* free_dm */
-	{ 41, 272 },	/* get_srq_num */
-	{ 42, -1 },	/* import_dm */
-	{ 43, -1 },	/* import_mr */
-	{ 44, -1 },	/* import_pd */
-	{ 45, 136 },	/* modify_cq */
-	{ 46, 80 },	/* modify_flow_action_esp */
-	{ 47, 512 },	/* modify_qp */
-	{ 48, 104 },	/* modify_qp_rate_limit */
-	{ 49, 464 },	/* modify_srq */
-	{ 50, 176 },	/* modify_wq */
-	{ 51, 256 },	/* open_qp */
-	{ 52, 288 },	/* open_xrcd */
-	{ 53, 416 },	/* poll_cq */
-	{ 54, 536 },	/* post_recv */
-	{ 55, 528 },	/* post_send */
-	{ 56, 144 },	/* post_srq_ops */
-	{ 57, 488 },	/* post_srq_recv */
-	{ 58, 216 },	/* query_device_ex */
-	{ 59, -1 },	/* query_ece */
-	{ 60, -1 },	/* query_port */
-	{ 61, 504 },	/* query_qp */
-	{ 62, -1 },	/* query_qp_data_in_order */
-	{ 63, 192 },	/* query_rt_values */
-	{ 64, 472 },	/* query_srq */
-	{ 65, 24 },	/* read_counters */
-	{ 66, 56 },	/* reg_dm_mr */
-	{ 67, -1 },	/* reg_dmabuf_mr */
-	{ 68, 360 },	/* reg_mr */
-	{ 69, 424 },	/* req_notify_cq */
-	{ 70, 368 },	/* rereg_mr */
-	{ 71, 440 },	/* resize_cq */
-	{ 72, -1 },	/* set_ece */
-	{ 73, -1 },	/* unimport_dm */
-	{ 74, -1 },	/* unimport_mr */
-	{ 75, -1 },	/* unimport_pd */
+	{ 0, PUBLIC(advise_mr) },	/* advise_mr: 8 on x86_64 */
+	{ 1, PUBLIC(alloc_dm) },	/* alloc_dm: 64 on x86_64 */
+	{ 2, PUBLIC(context.ops.alloc_mw) },	/* alloc_mw: 384 on x86_64 */
+	{ 3, PUBLIC(alloc_null_mr) },	/* alloc_null_mr: 16 on x86_64 */
+	{ 4, PUBLIC(alloc_parent_domain) },	/* alloc_parent_domain: 112 on x86_64 */
+	{ 5, PUBLIC(context.ops._compat_alloc_pd) },	/* alloc_pd: 344 on x86_64 */
+	{ 6, PUBLIC(alloc_td) },	/* alloc_td: 128 on x86_64 */
+	{ 7, PUBLIC(context.ops._compat_async_event) },	/* async_event: 576 on x86_64 */
+	{ 8, PUBLIC(attach_counters_point_flow) },	/* attach_counters_point_flow: 32 on x86_64 */
+	{ 9, PUBLIC(context.ops._compat_attach_mcast) },	/* attach_mcast: 560 on x86_64 */
+	{ 10, PUBLIC(context.ops.bind_mw) },	/* bind_mw: 392 on x86_64 */
+	{ 11, PUBLIC(close_xrcd) },	/* close_xrcd: 296 on x86_64 */
+	{ 12, PUBLIC(context.ops._compat_cq_event) },	/* cq_event: 432 on x86_64 */
+	{ 13, PUBLIC(context.ops._compat_create_ah) },	/* create_ah: 544 on x86_64 */
+	{ 14, PUBLIC(create_counters) },	/* create_counters: 40 on x86_64 */
+	{ 15, PUBLIC(context.ops._compat_create_cq) },	/* create_cq: 408 on x86_64 */
+	{ 16, NO_PUBLIC },	/* create_cq_ex */
+	{ 17, PUBLIC(ibv_create_flow) },	/* create_flow: 240 on x86_64 */
+	{ 18, PUBLIC(create_flow_action_esp) },	/* create_flow_action_esp: 96 on x86_64 */
+	{ 19, PUBLIC(context.ops._compat_create_qp) },	/* create_qp: 496 on x86_64 */
+	{ 20, PUBLIC(create_qp_ex) },	/* create_qp_ex: 264 on x86_64 */
+	{ 21, PUBLIC(create_rwq_ind_table) },	/* create_rwq_ind_table: 160 on x86_64 */
+	{ 22, PUBLIC(context.ops._compat_create_srq) },	/* create_srq: 456 on x86_64 */
+	{ 23, PUBLIC(create_srq_ex) },	/* create_srq_ex: 280 on x86_64 */
+	{ 24, PUBLIC(create_wq) },	/* create_wq: 184 on x86_64 */
+	{ 25, PUBLIC(context.ops.dealloc_mw) },	/* dealloc_mw: 400 on x86_64 */
+	{ 26, PUBLIC(context.ops._compat_dealloc_pd) },	/* dealloc_pd: 352 on x86_64 */
+	{ 27, PUBLIC(dealloc_td) },	/* dealloc_td: 120 on x86_64 */
+	{ 28, PUBLIC(context.ops._compat_dereg_mr) },	/* dereg_mr: 376 on x86_64 */
+	{ 29, PUBLIC(context.ops._compat_destroy_ah) },	/* destroy_ah: 552 on x86_64 */
+	{ 30, PUBLIC(destroy_counters) },	/* destroy_counters: 48 on x86_64 */
+	{ 31, PUBLIC(context.ops._compat_destroy_cq) },	/* destroy_cq: 448 on x86_64 */
+	{ 32, PUBLIC(ibv_destroy_flow) },	/* destroy_flow: 224 on x86_64 */
+	{ 33, PUBLIC(destroy_flow_action) },	/* destroy_flow_action: 88 on x86_64 */
+	{ 34, PUBLIC(context.ops._compat_destroy_qp) },	/* destroy_qp: 520 on x86_64 */
+	{ 35, PUBLIC(destroy_rwq_ind_table) },	/* destroy_rwq_ind_table: 152 on x86_64 */
+	{ 36, PUBLIC(context.ops._compat_destroy_srq) },	/* destroy_srq: 480 on x86_64 */
+	{ 37, PUBLIC(destroy_wq) },	/* destroy_wq: 168 on x86_64 */
+	{ 38, PUBLIC(context.ops._compat_detach_mcast) },	/* detach_mcast: 568 on x86_64 */
+	{ 39, NO_PUBLIC },	/* free_context */
+	{ 40, PUBLIC(free_dm) },	/* free_dm: 72 on x86_64 */
+	{ 41, PUBLIC(get_srq_num) },	/* get_srq_num: 272 on x86_64 */
+	{ 42, NO_PUBLIC },	/* import_dm */
+	{ 43, NO_PUBLIC },	/* import_mr */
+	{ 44, NO_PUBLIC },	/* import_pd */
+	{ 45, PUBLIC(modify_cq) },	/* modify_cq: 136 on x86_64 */
+	{ 46, PUBLIC(modify_flow_action_esp) },	/* modify_flow_action_esp: 80 on x86_64 */
+	{ 47, PUBLIC(context.ops._compat_modify_qp) },	/* modify_qp: 512 on x86_64 */
+	{ 48, PUBLIC(modify_qp_rate_limit) },	/* modify_qp_rate_limit: 104 on x86_64 */
+	{ 49, PUBLIC(context.ops._compat_modify_srq) },	/* modify_srq: 464 on x86_64 */
+	{ 50, PUBLIC(modify_wq) },	/* modify_wq: 176 on x86_64 */
+	{ 51, PUBLIC(open_qp) },	/* open_qp: 256 on x86_64 */
+	{ 52, PUBLIC(open_xrcd) },	/* open_xrcd: 288 on x86_64 */
+	{ 53, PUBLIC(context.ops.poll_cq) },	/* poll_cq: 416 on x86_64 */
+	{ 54, PUBLIC(context.ops.post_recv) },	/* post_recv: 536 on x86_64 */
+	{ 55, PUBLIC(context.ops.post_send) },	/* post_send: 528 on x86_64 */
+	{ 56, PUBLIC(post_srq_ops) },	/* post_srq_ops: 144 on x86_64 */
+	{ 57, PUBLIC(context.ops.post_srq_recv) },	/* post_srq_recv: 488 on x86_64 */
+	{ 58, PUBLIC(query_device_ex) },	/* query_device_ex: 216 on x86_64 */
+	{ 59, NO_PUBLIC },	/* query_ece */
+	{ 60, NO_PUBLIC },	/* query_port */
+	{ 61, PUBLIC(context.ops._compat_query_qp) },	/* query_qp: 504 on x86_64 */
+	{ 62, NO_PUBLIC },	/* query_qp_data_in_order */
+	{ 63, PUBLIC(query_rt_values) },	/* query_rt_values: 192 on x86_64 */
+	{ 64, PUBLIC(context.ops._compat_query_srq) },	/* query_srq: 472 on x86_64 */
+	{ 65, PUBLIC(read_counters) },	/* read_counters: 24 on x86_64 */
+	{ 66, PUBLIC(reg_dm_mr) },	/* reg_dm_mr: 56 on x86_64 */
+	{ 67, NO_PUBLIC },	/* reg_dmabuf_mr */
+	{ 68, PUBLIC(context.ops._compat_reg_mr) },	/* reg_mr: 360 on x86_64 */
+	{ 69, PUBLIC(context.ops.req_notify_cq) },	/* req_notify_cq: 424 on x86_64 */
+	{ 70, PUBLIC(context.ops._compat_rereg_mr) },	/* rereg_mr: 368 on x86_64 */
+	{ 71, PUBLIC(context.ops._compat_resize_cq) },	/* resize_cq: 440 on x86_64 */
+	{ 72, NO_PUBLIC },	/* set_ece */
+	{ 73, NO_PUBLIC },	/* unimport_dm */
+	{ 74, NO_PUBLIC },	/* unimport_mr */
+	{ 75, NO_PUBLIC },	/* unimport_pd */
 };
 
 struct test_context {

@@ -12,6 +12,10 @@
 #include "rsocket/engine.h"
 #include "unit.h"
 
+/* Fake buffer addresses, their upper half kept where pointers have one. */
+static const uint64_t rbuf_addr = UINTPTR_MAX & 0x00007f1122334000ull;
+static const uint64_t target_sgl_addr = UINTPTR_MAX & 0x00007f5566778000ull;
+
 /* A socket as rs_create_resources() leaves it, without a device. */
 struct fake_conn {
 	struct rsocket rs;
@@ -25,8 +29,8 @@ static void fake_conn_init(struct fake_conn *c)
 	memset(c, 0, sizeof(*c));
 	c->rs.rq_size = 384;
 	c->rs.rbuf_size = 131072;
-	c->rs.rbuf = (uint8_t *)(uintptr_t)0x00007f1122334000ull;
-	c->rs.target_sgl = (struct rs_sge *)(uintptr_t)0x00007f5566778000ull;
+	c->rs.rbuf = (uint8_t *)(uintptr_t)rbuf_addr;
+	c->rs.target_sgl = (struct rs_sge *)(uintptr_t)target_sgl_addr;
 	c->rmr.rkey = 0x11223344;
 	c->target_mr.rkey = 0xa1b2c3d4;
 	c->rs.rmr = &c->rmr;
@@ -35,7 +39,8 @@ static void fake_conn_init(struct fake_conn *c)
 
 START_TEST(private_data_bytes)
 {
-	static const uint8_t expected[40] = {
+	/* the addresses (bytes 8-15, 24-31) as on a 64-bit machine */
+	uint8_t expected[40] = {
 		0x01, 0x02, 0x01, 0x80, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x7f, 0x55, 0x66, 0x77, 0x80, 0x00,
 		0xa1, 0xb2, 0xc3, 0xd4, 0x00, 0x00, 0x00, 0x02,
@@ -45,6 +50,10 @@ START_TEST(private_data_bytes)
 	struct fake_conn c;
 	struct rs_conn_data data;
 
+	for (int i = 0; i < 8; i++) {
+		expected[8 + i] = (uint8_t)(target_sgl_addr >> (56 - 8 * i));
+		expected[24 + i] = (uint8_t)(rbuf_addr >> (56 - 8 * i));
+	}
 	fake_conn_init(&c);
 	memset(&data, 0xee, sizeof(data));
 	rs_conn_data_build(&c.rs, &data);
@@ -71,15 +80,15 @@ START_TEST(private_data_apply)
 	ours.rs.target_sgl = ours.target;
 	ck_assert_int_eq(rs_conn_data_apply(&ours.rs, &data), 0);
 	ck_assert_uint_eq(ours.rs.sseq_comp, 100);
-	ck_assert_uint_eq(ours.rs.remote_sgl.addr, 0x00007f5566778000ull);
+	ck_assert_uint_eq(ours.rs.remote_sgl.addr, target_sgl_addr);
 	ck_assert_uint_eq(ours.rs.remote_sgl.key, 0xa1b2c3d4);
 	ck_assert_uint_eq(ours.rs.remote_sgl.length, 2);
 	/* The peer's first ring half is where our data goes first. */
-	ck_assert_uint_eq(ours.target[0].addr, 0x00007f1122334000ull);
+	ck_assert_uint_eq(ours.target[0].addr, rbuf_addr);
 	ck_assert_uint_eq(ours.target[0].key, 0x11223344);
 	ck_assert_uint_eq(ours.target[0].length, 65536);
 	/* Its iomap table is 32 bytes after its SGL, under the same key. */
-	ck_assert_uint_eq(ours.rs.remote_iomap.addr, 0x00007f5566778020ull);
+	ck_assert_uint_eq(ours.rs.remote_iomap.addr, target_sgl_addr + 0x20);
 	ck_assert_uint_eq(ours.rs.remote_iomap.key, 0xa1b2c3d4);
 	ck_assert_uint_eq(ours.rs.remote_iomap.length, 8);
 	ck_assert(!ours.rs.swap_sgl);

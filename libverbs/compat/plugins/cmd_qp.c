@@ -14,10 +14,7 @@
 #include "plugins.h"
 
 /* A plugin built against rdma-core 45 or later has ibv_qp_ex.wr_flush. */
-enum { VERBS_QP_EX_GREW_IN = 45, VERBS_QP_EX_GROWTH = 8 };
-
-static_assert(offsetof(struct verbs_qp, comp_mask) == 352, "the v44 verbs_qp");
-static_assert(offsetof(struct verbs_qp, xrcd) == 360, "the v44 verbs_qp");
+enum { VERBS_QP_EX_GREW_IN = 45 };
 
 static unsigned int plugin_release(struct ibv_context *ctx)
 {
@@ -31,12 +28,13 @@ static void set_qp_xrcd(struct ibv_context *ctx, struct verbs_qp *vqp, struct ib
 {
 	struct verbs_xrcd *vxrcd = container_of(xrcd, struct verbs_xrcd, xrcd);
 	uint32_t comp_mask = VERBS_QP_XRCD;
-	char *base = (char *)vqp;
+	bool v45 = plugin_release(ctx) >= VERBS_QP_EX_GREW_IN;
+	size_t comp_mask_at = v45 ? offsetof(struct verbs_qp_v45, comp_mask)
+				  : offsetof(struct verbs_qp, comp_mask);
+	size_t xrcd_at = v45 ? offsetof(struct verbs_qp_v45, xrcd) : offsetof(struct verbs_qp, xrcd);
 
-	if (plugin_release(ctx) >= VERBS_QP_EX_GREW_IN)
-		base += VERBS_QP_EX_GROWTH;
-	memcpy(base + offsetof(struct verbs_qp, comp_mask), &comp_mask, sizeof(comp_mask));
-	memcpy(base + offsetof(struct verbs_qp, xrcd), &vxrcd, sizeof(vxrcd));
+	memcpy((char *)vqp + comp_mask_at, &comp_mask, sizeof(comp_mask));
+	memcpy((char *)vqp + xrcd_at, &vxrcd, sizeof(vxrcd));
 }
 
 static bool xrc_qp(enum ibv_qp_type type)

@@ -12,40 +12,33 @@
 
 enum {
 	OPEN_QP_REQUIRED = IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_TYPE,
-	/* sizeof(struct verbs_qp) in the plugin's release: struct ibv_qp_ex
-	 * grew by 8 bytes in rdma-core 45, moving the XRC fields that end
-	 * verbs_qp (V56-ADDITIONS 3). */
-	VERBS_QP_SIZE_V44 = 368,
-	VERBS_QP_SIZE_V45 = 376,
 };
-
-static_assert(sizeof(struct verbs_qp) == VERBS_QP_SIZE_V44, "layouts.txt 1");
-static_assert(offsetof(struct verbs_qp, comp_mask) == VERBS_QP_SIZE_V44 - 16, "layouts.txt 1");
-static_assert(offsetof(struct verbs_qp, xrcd) == VERBS_QP_SIZE_V44 - 8, "layouts.txt 1");
 
 /*
  * Marks the plugin's verbs_qp as belonging to xrcd.  Plugins pass the size
  * of their own struct verbs_qp as vqp_sz (Debian's mlx5, mlx4 and hns pass
- * 368 at v44 and 376 at v56, seen in their code), so it tells where
- * comp_mask and xrcd are: the last 16 bytes of 376 for v45 and later, of
- * 368 for v44 (and, as upstream, nothing when vqp_sz does not reach
- * xrcd).  Unlike the plugin's file name (verbs_plugin_release(), which the
+ * 368 at v44 and 376 at v56 on x86_64, seen in their code), so it tells
+ * where comp_mask and xrcd are: in struct verbs_qp_v45 or struct verbs_qp
+ * (and, as upstream, nothing when vqp_sz does not reach xrcd).  Unlike the plugin's file name (verbs_plugin_release(), which the
  * create helpers must use), it also tells for plugins named only
  * lib<name>-rdmav34.so, such as hns.
  */
 static void set_qp_xrcd(struct verbs_qp *vqp, int vqp_sz, struct verbs_xrcd *xrcd)
 {
 	const uint32_t comp_mask = VERBS_QP_XRCD;
-	char *end = (char *)vqp;
+	size_t comp_mask_at, xrcd_at;
 
-	if (vqp_sz == VERBS_QP_SIZE_V45)
-		end += VERBS_QP_SIZE_V45;
-	else if (vqp_sz >= VERBS_QP_SIZE_V44)
-		end += VERBS_QP_SIZE_V44;
-	else
+	if (vqp_sz == (int)sizeof(struct verbs_qp_v45)) {
+		comp_mask_at = offsetof(struct verbs_qp_v45, comp_mask);
+		xrcd_at = offsetof(struct verbs_qp_v45, xrcd);
+	} else if (vqp_sz >= (int)sizeof(struct verbs_qp)) {
+		comp_mask_at = offsetof(struct verbs_qp, comp_mask);
+		xrcd_at = offsetof(struct verbs_qp, xrcd);
+	} else {
 		return;
-	memcpy(end - 16, &comp_mask, sizeof(comp_mask));
-	memcpy(end - 8, &xrcd, sizeof(xrcd));
+	}
+	memcpy((char *)vqp + comp_mask_at, &comp_mask, sizeof(comp_mask));
+	memcpy((char *)vqp + xrcd_at, &xrcd, sizeof(xrcd));
 }
 
 int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp, int vqp_sz,

@@ -52,9 +52,11 @@ struct ibv_command_buffer {
 
 enum { IBV_CMD_NO_UHW = 0xff };
 
+#if defined(__x86_64__)	/* the numbers are x86_64's, as below */
 static_assert(sizeof(struct ibv_command_buffer) == 56, "FACTS 44");
 static_assert(offsetof(struct ibv_command_buffer, uhw_in_idx) == 24, "layouts.txt 2");
 static_assert(offsetof(struct ibv_command_buffer, hdr) == 32, "layouts.txt 2");
+#endif
 static_assert(sizeof(struct ib_uverbs_ioctl_hdr) == 24, "layouts.txt 2");
 static_assert(sizeof(struct ib_uverbs_attr) == 16, "layouts.txt 2");
 static_assert(sizeof(struct ib_uverbs_cmd_hdr) == 8, "layouts.txt 2");
@@ -440,9 +442,33 @@ struct verbs_counters {
 	uint32_t handle;
 };
 
+/* struct verbs_qp as plugins of rdma-core 45 and later lay it out: their
+ * ibv_qp_ex ends with one more member, wr_flush (V56-ADDITIONS 3), which
+ * moves the XRC fields that end it. */
+struct verbs_qp_v45 {
+	union {
+		struct ibv_qp qp;
+		struct {
+			struct ibv_qp_ex qp_ex;
+			void (*wr_flush)(struct ibv_qp_ex *qp);
+		} qp_ex_v45;
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+/* layouts.txt's numbers are x86_64's; on other targets the same
+ * definitions give that target's layout, as upstream's headers do. */
+#if defined(__x86_64__)
 static_assert(sizeof(struct verbs_flow_action) == 16, "layouts.txt 1");
 static_assert(sizeof(struct verbs_dm) == 40, "layouts.txt 1");
 static_assert(sizeof(struct verbs_counters) == 16, "layouts.txt 1");
+static_assert(sizeof(struct verbs_qp) == 368, "layouts.txt 1");
+static_assert(offsetof(struct verbs_qp, comp_mask) == 352, "layouts.txt 1");
+static_assert(offsetof(struct verbs_qp, xrcd) == 360, "layouts.txt 1");
+static_assert(sizeof(struct verbs_qp_v45) == 376, "V56-ADDITIONS 3");
+static_assert(offsetof(struct verbs_qp_v45, xrcd) == 368, "V56-ADDITIONS 3");
+#endif
 
 /* ------------------------------------------------------------------ */
 /* The ibv_cmd_* helpers (symbols.txt section 1)                       */
