@@ -175,21 +175,6 @@ race_perftest_relisten_seen() {
     echo "race in perftest -R: its client's data connect came while the server was between its two listens (no listener: $(grep -ohE 'RDMA_CM_EVENT_[A-Z]+(; error: [0-9-]+)?' "$1.cli" | head -1))"
 }
 
-# rsocket_async_hup, upstream's rstream/riostream -T a on upstream's
-# librdmacm: the program polls before each read and quits on POLLHUP
-# even when POLLIN is set (its exit status is then the POLLHUP bit, 16);
-# upstream's rpoll reports POLLHUP as soon as it has seen the peer's
-# DISCONNECT, with data still queued.  A server that closes right after
-# its last send (any library's) makes such a client quit before its last
-# reads.  Ours reports the hang-up once the data is read.  Evidence: the
-# client exited 16 with no result line while the server finished.
-race_rsocket_async_hup_arm() { :; }
-race_rsocket_async_hup_seen() {
-    [[ $pair_why == "server exit 0, client exit 16" ]] &&
-        ! grep -qE '^custom +[0-9]' "$1.cli" || return 1
-    echo "race in upstream's rsocket programs' async mode on upstream's rpoll: POLLHUP with the last bytes still queued made the client quit (exit 16)"
-}
-
 # Readies the evidence of race $PAIR_KNOWN_RACE, if any; false when it
 # cannot be recognised.
 pair_race_arm() {

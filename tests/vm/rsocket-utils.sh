@@ -7,7 +7,8 @@
 # mixed: the main modes, each twice, one role on upstream's libraries and
 #        the other on ours, both ways (wire compatibility).
 # The cases: rstream blocking (-T b), non-blocking (-T n), async with
-# verified data (-T a -T v), rdma_getaddrinfo resolution (-T r);
+# verified data (-T a -T v; non-blocking where upstream's client is the
+# judge, see all_cases), rdma_getaddrinfo resolution (-T r);
 # riostream (riomap/riowrite: the iomap path); rcopy moving a file whose
 # hash is then compared.  "ours" adds keepalive (-k), riostream's other
 # modes, and 64-byte (inline) and 16 MiB messages to the 4 KiB .. 1 MiB
@@ -45,13 +46,9 @@ export PAIR_TIMEOUT=60
 # stream_case PROGRAM LABEL ARGS...: rstream or riostream, server and
 # client with the same ARGS.
 stream_case() {
-    local program=$1 label="$1 $2" race=
+    local program=$1 label="$1 $2"
     shift 2
-    # the client's library decides (pair.sh: race_rsocket_async_hup)
-    [[ " $* " == *" -T a "* ]] &&
-        [ "$(side_or_reference "${PAIR_CLIENT_SIDE:-ours}")" = reference ] &&
-        race=rsocket_async_hup
-    PAIR_KNOWN_RACE=$race pair "$label$suffix" '^custom +[0-9]' \
+    pair "$label$suffix" '^custom +[0-9]' \
         "$program" -b "$ip" "$@" -- "$program" -s "$ip" "$@"
 }
 # rcopy: a file of random bytes, its copy's hash compared; the server
@@ -77,7 +74,19 @@ all_cases() {
     local more=$1
     stream_case rstream "blocking 1000000 B (wraps the ring)" -T b -S 1000000 -C 10
     stream_case rstream "non-blocking 64 KiB" -T n -S 65536 -C 100
-    stream_case rstream "async, verified, 100000 B" -T a -T v -S 100000 -C 20
+    if [ "$(side_or_reference "${PAIR_CLIENT_SIDE:-ours}")" = reference ]; then
+        # Upstream's rstream -T a polls before each read and quits on
+        # POLLHUP even with POLLIN set (exit 16), and upstream's rpoll
+        # reports POLLHUP once it has seen the peer's DISCONNECT, bytes
+        # still queued: on a busy host its client loses the race against
+        # any server that closes after its last send, upstream's own too
+        # (seen here: all-upstream pairs exit 16 under load).  The wire
+        # does not know the mode, so the verified transfer runs without
+        # rpoll in that direction; ours report POLLHUP after the data.
+        stream_case rstream "non-blocking, verified, 100000 B" -T n -T v -S 100000 -C 20
+    else
+        stream_case rstream "async, verified, 100000 B" -T a -T v -S 100000 -C 20
+    fi
     stream_case rstream "resolve (rdma_getaddrinfo)" -T r -S 4096 -C 100
     stream_case riostream "blocking 1000000 B" -T b -S 1000000 -C 10
     rcopy_case
