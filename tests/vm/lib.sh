@@ -94,12 +94,24 @@ use_plugins() {
     export VM_PLUGIN_DIR=$dir
 }
 
-# Puts a side's libraries first for everything started afterwards.
+# The directory whose programs run by their upstream names: our tools
+# (tools/, issue 12) or upstream's (ibverbs-utils, rdmacm-utils, perftest).
+tools_dir_of() {
+    case $1 in
+        ours) echo "$vm_build/tools" ;;
+        upstream) echo "$vm_reference/usr/bin" ;;
+        *) echo "lib.sh: no tools '$1' (ours|upstream)" >&2; return 1 ;;
+    esac
+}
+
+# Puts a side's libraries first for everything started afterwards, and
+# upstream's programs on PATH; VM_TOOLS=ours puts ours before them.
 use_libs() {
     local dirs
     dirs=$(libdirs_of "$1") || return
     export LD_LIBRARY_PATH=$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     export PATH=$vm_reference/usr/bin:$PATH
+    [ "${VM_TOOLS:-upstream}" = upstream ] || PATH=$(tools_dir_of "$VM_TOOLS"):$PATH || return
     [ -z "${VM_PLUGINS:-}" ] || use_plugins "$1"
 }
 

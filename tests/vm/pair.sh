@@ -28,6 +28,10 @@
 # librdmacm on upstream's libibverbs.  PAIR_SERVER_SIDE and
 # PAIR_CLIENT_SIDE pick one role's (a server on upstream's libraries and
 # a client on ours: wire compatibility); each role is then checked alone.
+# PAIR_TOOLS (both roles), PAIR_SERVER_TOOLS, PAIR_CLIENT_TOOLS: whose
+# program a role runs, ours (build/tools) or upstream's: the first word of
+# the command that names one becomes its absolute path, which the log
+# shows; unset, the command runs as given (upstream's first on PATH).
 # PAIR_KNOWN_RACE=NAME: a race outside the libraries (the kernel's, or
 # the program's own)
 # (race_NAME_*) may hit this pair; when a failed pair shows exactly its
@@ -137,6 +141,19 @@ side_run() {
 # race will not be recognised); race_NAME_seen LOG succeeds, printing the
 # race and its cause, when the failed attempt whose logs start with LOG
 # shows it.
+# pair_resolve_tool ARRAY TOOLS: ARRAY's first word naming a program of
+# TOOLS (lib.sh's tools_dir_of) becomes that program's path.
+pair_resolve_tool() {
+    local -n words=$1
+    local dir i
+    dir=$(tools_dir_of "$2") || return
+    for i in "${!words[@]}"; do
+        [ -x "$dir/${words[i]}" ] && { words[i]=$dir/${words[i]}; return 0; }
+    done
+    echo "pair: no program from $dir in: ${words[*]}"
+    return 1
+}
+
 pair_tracing=/sys/kernel/tracing
 
 # siw_mpa_extra_data, kernel 6.1 siw (siw_cm.c: siw_proc_mpareply ->
@@ -259,6 +276,13 @@ pair() {
     while [ $# -gt 0 ] && [ "$1" != -- ]; do srv+=("$1"); shift; done
     shift
     cli=("$@")
+    local srv_tools=${PAIR_SERVER_TOOLS:-${PAIR_TOOLS:-}} cli_tools=${PAIR_CLIENT_TOOLS:-${PAIR_TOOLS:-}}
+    if { [ -n "$srv_tools" ] && ! pair_resolve_tool srv "$srv_tools"; } ||
+        { [ -n "$cli_tools" ] && ! pair_resolve_tool cli "$cli_tools"; }; then
+        pair_failed=$((pair_failed + 1))
+        echo "FAIL $label: a role's program is missing"
+        return 1
+    fi
     log=$pair_logs/${label//[^A-Za-z0-9_.-]/_}${OPENVERBS_CMD_MODE:+.$OPENVERBS_CMD_MODE}
     pair_last=$log
     heading "$label${OPENVERBS_CMD_MODE:+ (OPENVERBS_CMD_MODE=$OPENVERBS_CMD_MODE)}"
