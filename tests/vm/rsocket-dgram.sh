@@ -14,9 +14,10 @@
 #    handle to its own port without a GRH (LID 0, WIRE.md B.3.5), which
 #    RoCE refuses (EINVAL; rconnect then reports the ENOENT of its
 #    cleanup).  An upstream server makes that handle when the first
-#    datagram comes, so it never answers.  Those pairs are run and their
-#    failure shown, with the reason, when upstream against upstream fails
-#    that very way; should upstream's own pair pass, the mixed ones must.
+#    datagram comes, so it never answers.  When upstream against upstream
+#    fails that very way, its failure is shown with the reason and the
+#    mixed pairs are not run (no verdict could come from them); should upstream's
+#    own pair pass, the mixed ones run and must pass.
 # siw has no UD QPs: datagram rsockets need rxe.
 export PAIR_WAIT=udp PAIR_SERVER_STAYS=1 PAIR_TIMEOUT=30
 . "$(dirname "$0")/lib.sh"
@@ -47,22 +48,18 @@ udpong_pair "udpong async (rpoll) 1000 bytes" "$result" -T a -C 200 -S 1000
 udpong_pair "udpong non-blocking echo 1016 bytes (largest)" "$result" -T n -T e -C 20 -S 1016
 
 heading "2. upstream's udpong on upstream's librdmacm, and mixed"
-known_roce_failure() {
-    [ "$upstream_works" = 0 ] || return 1
-    pair_failed=$((pair_failed - 1))
-    echo "known: $1"
-}
-upstream_works=1
-if ! PAIR_SIDE=reference udpong_pair "udpong upstream <-> upstream" "$result" -T b -C 10 -S 100; then
+if PAIR_SIDE=reference udpong_pair "udpong upstream <-> upstream" "$result" -T b -C 10 -S 100; then
+    PAIR_SERVER_SIDE=reference PAIR_CLIENT_SIDE=ours UDPONG_CLIENT_TIMEOUT=5 PAIR_SERVER_GRACE=1 \
+        udpong_pair "udpong server upstream, client ours" "$result" -T b -C 10 -S 100
+    PAIR_SERVER_SIDE=ours PAIR_CLIENT_SIDE=reference \
+        udpong_pair "udpong server ours, client upstream" "$result" -T b -C 10 -S 100
+else
     grep -q 'rconnect: No such file or directory' "$pair_last.cli" || fail "upstream's udpong failed otherwise"
-    upstream_works=0
-    known_roce_failure "upstream's datagram rsockets do not work on RoCE: the AH to its own port has no GRH (LID only), ibv_create_ah fails, rconnect reports its cleanup's ENOENT"
+    pair_failed=$((pair_failed - 1))
+    echo "known: upstream's datagram rsockets do not work on RoCE: the AH to its own port has no GRH (LID only), ibv_create_ah fails, rconnect reports its cleanup's ENOENT"
+    # Both fail whatever our side does, so neither could be judged:
+    # ~65 s of CI time for no verdict.
+    echo "not run: the mixed pairs; an upstream server never answers (it cannot make the AH to its own port when the first datagram comes), an upstream client's rconnect fails as above"
 fi
-PAIR_SERVER_SIDE=reference PAIR_CLIENT_SIDE=ours UDPONG_CLIENT_TIMEOUT=5 PAIR_SERVER_GRACE=1 \
-    udpong_pair "udpong server upstream, client ours" "$result" -T b -C 10 -S 100 ||
-    known_roce_failure "the upstream server cannot make the AH to its own port when our first datagram comes over UDP, so it never answers (our client waits until stopped)"
-PAIR_SERVER_SIDE=ours PAIR_CLIENT_SIDE=reference \
-    udpong_pair "udpong server ours, client upstream" "$result" -T b -C 10 -S 100 ||
-    known_roce_failure "the upstream client's rconnect fails as upstream against upstream did"
 
 pair_summary
