@@ -4,21 +4,22 @@
 # in one guest:
 #     rsocket-utils.sh rxe|siw ours|mixed
 # ours:  server and client both on our librdmacm and libibverbs.
-# mixed: the main modes, each twice, one role on upstream's libraries and
-#        the other on ours, both ways (wire compatibility).
-# siw0 runs fewer cases than rxe0, those where iWARP differs (all_cases).
+# mixed: one role on upstream's libraries and the other on ours, both
+#        ways (wire compatibility).
 # The cases: rstream blocking (-T b), non-blocking (-T n), async with
 # verified data (-T a -T v; non-blocking where upstream's client is the
-# judge, see all_cases), rdma_getaddrinfo resolution (-T r);
+# judge, see verified_case), rdma_getaddrinfo resolution (-T r);
 # riostream (riomap/riowrite: the iomap path); rcopy moving a file whose
-# hash is then compared.  "ours" adds keepalive (-k), riostream's other
-# modes, and 64-byte (inline) and 16 MiB messages to the 4 KiB .. 1 MiB
-# ones, odd sizes wrapping the receive ring.  A pair costs 10-15 s under
-# TCG on an idle 2-core host (20-28 s with upstream's server, whose
-# listener sleeps up to its 5 s wake-up interval before accepting),
-# mostly program start and connection setup, so the cases are few.  The
-# programs' own result lines must appear and both ends exit 0; the
-# loader's log proves every process's libraries (pair.sh).
+# hash is then compared; keepalive (-k), riostream's other modes, and
+# 64-byte (inline) and 16 MiB messages besides the 4 KiB .. 1 MiB ones,
+# odd sizes wrapping the receive ring.  Each runs where it can show
+# something the others cannot (all_cases says which and why).  A pair
+# costs 10-15 s under TCG on an idle 2-core host (20-28 s with
+# upstream's server, whose listener sleeps up to its 5 s wake-up
+# interval before accepting), mostly program start and connection
+# setup, so the cases are few.  The programs' own result lines must
+# appear and both ends exit 0; the loader's log proves every process's
+# libraries (pair.sh).
 # On siw0 (iWARP: no write-with-immediate, rsockets send a 4-byte message
 # after each write) upstream's own pairs pass every one of these cases
 # (checked with VM_ALL_REFERENCE=1); what it fails is named at the end.
@@ -69,30 +70,8 @@ rcopy_case() {
     rm -f "$dst"
 }
 
-# Which cases a run makes (CI time: a pair costs 10-20 s, 20-40 s with
-# upstream's server; 33 pairs in the four tests, 46 before).  What
-# a device changes in rsockets is the transport under the stream (iWARP:
-# no write-with-immediate, a 4-byte message after each write; its own
-# inline size), not the programs' modes (blocking, non-blocking, rpoll,
-# rdma_getaddrinfo, keepalive: library logic above the QP), so:
-#   rxe ours   all 11: every program in each of its modes, 64 B .. 16 MiB;
-#   rxe mixed  the 6 main ones, both ways: each program and mode against
-#              upstream's librdmacm (the full wire matrix, on one device);
-#   siw ours   the 6 that move data differently on iWARP: the ring
-#              wrapped, verified data, riowrite (iomap), rcopy's hash,
-#              64 B (inline) and 16 MiB messages.  Not: non-blocking,
-#              resolve, keepalive, riostream -T n / -T a (rxe ours, and
-#              rsocket-api's C test on rxe0, cover those modes);
-#   siw mixed  2, both ways: verified data through the stream and
-#              riowrite, the two message kinds iWARP carries differently
-#              (rxe mixed covers the other modes against upstream; siw
-#              ours the other sizes on siw0).
-runs() { [[ " $* " == *" $device-$part "* ]]; }
-all_cases() {
-    runs rxe-ours rxe-mixed siw-ours &&
-        stream_case rstream "blocking 1000000 B (wraps the ring)" -T b -S 1000000 -C 10
-    runs rxe-ours rxe-mixed &&
-        stream_case rstream "non-blocking 64 KiB" -T n -S 65536 -C 100
+# rstream with verified data (-T v)
+verified_case() {
     if [ "$(side_or_reference "${PAIR_CLIENT_SIDE:-ours}")" = reference ]; then
         # Upstream's rstream -T a polls before each read and quits on
         # POLLHUP even with POLLIN set (exit 16), and upstream's rpoll
@@ -106,10 +85,43 @@ all_cases() {
     else
         stream_case rstream "async, verified, 100000 B" -T a -T v -S 100000 -C 20
     fi
-    runs rxe-ours rxe-mixed &&
+}
+# Which cases a run makes (CI time: a pair costs 10-20 s, 20-40 s with
+# upstream's server; 26 pairs in the four tests, 46 before).  What a
+# device changes in rsockets is the transport under the stream (iWARP: no
+# write-with-immediate, a 4-byte message after each write; its own inline
+# size), not the programs' modes (blocking, non-blocking, rpoll,
+# rdma_getaddrinfo, keepalive: library logic above the QP), so:
+#   rxe mixed  the 6 main cases, both ways: each program and mode with
+#              our server and with our client, upstream's at the other end
+#              (the full wire matrix, on one device);
+#   rxe ours   the 5 others (keepalive, riostream -T n and -T a, 64 B and
+#              16 MiB messages).  Not the 6 main ones: rxe mixed runs each
+#              of our roles in them, and ours against ours moves data on
+#              rxe0 in rsocket-api's C test (64 MiB checked, 24 pairs) and
+#              in these cases on siw0;
+#   siw ours   the 5 that move data differently on iWARP: verified data
+#              wrapping the ring, riowrite (iomap), rcopy's hash, 64 B
+#              (inline) and 16 MiB messages.  Not: blocking 1000000 B
+#              (the same stream as 16 MiB, unverified), non-blocking,
+#              resolve, keepalive, riostream -T n / -T a (rxe covers those
+#              modes);
+#   siw mixed  2, both ways: verified data through the stream and
+#              riowrite, the two message kinds iWARP carries differently
+#              (rxe mixed covers the other modes against upstream; siw
+#              ours the other sizes on siw0).
+runs() { [[ " $* " == *" $device-$part "* ]]; }
+all_cases() {
+    runs rxe-mixed &&
+        stream_case rstream "blocking 1000000 B (wraps the ring)" -T b -S 1000000 -C 10
+    runs rxe-mixed &&
+        stream_case rstream "non-blocking 64 KiB" -T n -S 65536 -C 100
+    runs rxe-mixed siw-ours siw-mixed && verified_case
+    runs rxe-mixed &&
         stream_case rstream "resolve (rdma_getaddrinfo)" -T r -S 4096 -C 100
-    stream_case riostream "blocking 1000000 B" -T b -S 1000000 -C 10
-    runs rxe-ours rxe-mixed siw-ours && rcopy_case
+    runs rxe-mixed siw-ours siw-mixed &&
+        stream_case riostream "blocking 1000000 B" -T b -S 1000000 -C 10
+    runs rxe-mixed siw-ours && rcopy_case
     runs rxe-ours && stream_case rstream "keepalive 1 s" -k 1 -S 4096 -C 100
     runs rxe-ours && stream_case riostream "non-blocking 64 KiB" -T n -S 65536 -C 50
     runs rxe-ours && stream_case riostream "async, verified, 100000 B" -T a -T v -S 100000 -C 20
