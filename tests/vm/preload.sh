@@ -160,8 +160,8 @@ transfer() {
         # run): the verdict is made, and stopping both ends now saves the
         # ~70 s that releasing and reaping stuck ones would wait.
         echo "  stopping both ends"
-        kill_tree $cpid; wait $cpid; cs=$?
-        kill_tree $spid; wait $spid; ss=$?
+        kill_tree $cpid; { wait $cpid; } 2> /dev/null; cs=$?   # no "Killed"
+        kill_tree $spid; { wait $spid; } 2> /dev/null; ss=$?
     fi
     show server "$work/srv.log"; show client "$work/cli.log"
     got=$(sha256sum < "$work/out" 2> /dev/null)
