@@ -119,7 +119,7 @@ int device_info_query(struct ibv_device *device, uint8_t port_num,
 	}
 	info->num_comp_vectors = context->num_comp_vectors;
 	if (!ret && port_num > info->attr.orig_attr.phys_port_cnt)
-		ret = EINVAL;
+		ret = ENXIO;
 	if (!ret)
 		ret = query_ports(context, port_num, info);
 	ibv_close_device(context);

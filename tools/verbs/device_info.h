@@ -27,7 +27,7 @@ struct device_info {
 
 /*
  * Fills INFO for DEVICE: one port (PORT_NUM) or, with PORT_NUM 0, all of
- * them.  Returns 0, or an errno value with INFO freed: EINVAL when the
+ * them.  Returns 0, or an errno value with INFO freed: ENXIO when the
  * device has no port PORT_NUM.
  */
 int device_info_query(struct ibv_device *device, uint8_t port_num,

@@ -102,7 +102,7 @@ static int query(struct ibv_device *device, const struct options *opt,
 {
 	int ret = device_info_query(device, opt->port, info);
 
-	if (ret == EINVAL) {
+	if (ret == ENXIO) {
 		fprintf(stderr, "Invalid port requested for device\n");
 		return EXIT_NO_SUCH_PORT;
 	}
