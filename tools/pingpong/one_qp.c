@@ -8,7 +8,7 @@
 
 struct one_qp {
 	const struct one_qp_program *program;
-	const struct pp_options *opts;
+	struct pp_options *opts;
 	struct one_qp_extras extras;
 	struct ibv_context *context;
 	struct ibv_comp_channel *channel;
@@ -131,7 +131,7 @@ static bool create_qp(struct one_qp *c)
 
 static bool set_up(struct one_qp *c)
 {
-	const struct pp_options *o = c->opts;
+	struct pp_options *o = c->opts;
 
 	c->context = pp_open_device(o->ib_devname);
 	if (!c->context || !extras_supported(c))
@@ -140,10 +140,15 @@ static bool set_up(struct one_qp *c)
 		c->grh_room = 40;
 		if (!pp_local_address(c->context, o->ib_port, -1, &c->port_attr, &c->local))
 			return false;
+		/* the default size shrinks to the port's MTU, as upstream's
+		 * does; a size asked for is refused */
 		if (o->size > 128U << c->port_attr.active_mtu) {
-			fprintf(stderr, "Requested size larger than port MTU (%d)\n",
-				128 << c->port_attr.active_mtu);
-			return false;
+			if (o->size_given) {
+				fprintf(stderr, "Requested size larger than port MTU (%d)\n",
+					128 << c->port_attr.active_mtu);
+				return false;
+			}
+			o->size = 128U << c->port_attr.active_mtu;
 		}
 	}
 	c->page_size = sysconf(_SC_PAGESIZE);

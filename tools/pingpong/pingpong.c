@@ -38,6 +38,7 @@ bool pp_common_option(struct pp_options *opts, int letter, const char *arg)
 		return opts->ib_port >= 1;
 	case 's':
 		opts->size = strtoul(arg, NULL, 0);
+		opts->size_given = true;
 		return true;
 	case 'm':
 		opts->mtu = pp_mtu_from_size(strtol(arg, NULL, 0));

@@ -32,6 +32,7 @@ struct pp_options {
 	int tcp_port;
 	int ib_port;
 	unsigned int size;
+	bool size_given;	/* -s: a UD size that will not fit is refused */
 	enum ibv_mtu mtu;
 	unsigned int rx_depth;
 	unsigned int iters;
