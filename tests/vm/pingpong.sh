@@ -63,8 +63,9 @@ same_as_upstream() {
 if [ "$1" = --edges ]; then
     rxe=(-d "$RDMAVM_RXE_DEV")
     heading "bad arguments"
-    # each program's usage text; the rest goes through the same code
-    for type in rc uc ud srq xsrq; do
+    # the usage text of each source (uc's and ud's are rc's, but for
+    # their lines); the rest goes through the same code in all
+    for type in rc srq xsrq; do
         same_as_upstream "ibv_${type}_pingpong" -h
     done
     same_as_upstream ibv_rc_pingpong "${rxe[@]}" -p 70000

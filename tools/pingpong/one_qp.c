@@ -79,8 +79,8 @@ static bool extras_supported(struct one_qp *c)
 		fprintf(stderr, "The device isn't completion timestamp capable\n");
 		return false;
 	}
-	if (x->device_memory && attr.max_dm_size < c->opts->size) {
-		fprintf(stderr, "Device memory is insufficient\n");
+	if (x->device_memory && !attr.max_dm_size) {
+		fprintf(stderr, "Device doesn't support dm allocation\n");
 		return false;
 	}
 	fprintf(stderr, "%s: ODP, completion timestamps and device memory are not implemented\n",
@@ -431,7 +431,6 @@ static bool run(struct one_qp *c)
 	/* upstream's UD program ends its local PSN with a colon */
 	pp_print_dest("local address: ", &c->local,
 		      c->program->qp_type == IBV_QPT_UD ? ':' : ',');
-	fflush(stdout);
 	if (o->servername) {
 		sock = pp_exchange_client(o, &c->local, &remote, 1);
 	} else {

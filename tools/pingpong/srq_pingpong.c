@@ -389,7 +389,6 @@ static bool run(struct srq_pingpong *s, bool odp)
 	}
 	/* the unused addresses go out as zeros, as upstream's do */
 	memset(&s->local[s->num_qp], 0, (SRQ_WIRE_QPS - s->num_qp) * sizeof(s->local[0]));
-	fflush(stdout);
 	if (o->servername)
 		sock = pp_exchange_client(o, s->local, remote, SRQ_WIRE_QPS);
 	else
@@ -437,7 +436,8 @@ int main(int argc, char *argv[])
 		return 1;
 	}
 	if (s.num_qp > SRQ_WIRE_QPS) {
-		fprintf(stderr, "num_qp %u must be <= %d\n", s.num_qp, SRQ_WIRE_QPS);
+		/* upstream's words, though it takes 256 */
+		fprintf(stderr, "num_qp %u must be less than %d\n", s.num_qp, SRQ_WIRE_QPS - 1);
 		return 1;
 	}
 	if (s.num_qp > opts.rx_depth) {
