@@ -1,28 +1,129 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Upstream's ibv_TYPE_pingpong (TYPE rc, uc, ud or srq) on our libibverbs
-# over rxe0, polling and with --events (-e), rc also with --new_send (-N);
-# every run checks the received data (-c).  With --cmd-modes, instead:
-# three runs with the kernel commands as our library picks them (ioctl on
-# this kernel), forced through write() and forced through ioctl()
-# (OPENVERBS_CMD_MODE), under strace to show that each side used that
-# transport.
-#     pingpong.sh [--cmd-modes] TYPE
+# The ibv_TYPE_pingpong programs (TYPE rc, uc, ud or srq) over rxe0, every
+# run checking the received data (-c):
+#   - upstream's on our libibverbs, with --events (-e), rc also with
+#     --new_send (-N);
+#   - ours (tools/pingpong) against ours, on our libraries;
+#   - ours against upstream's as the peer, each on its own side's
+#     libraries, in both roles (the wire: the TCP exchange of addresses
+#     and the messages); rc's mixed pairs add -e and -N.
+# With --cmd-modes, instead: three runs of upstream's with the kernel
+# commands as our library picks them (ioctl on this kernel), forced
+# through write() and forced through ioctl() (OPENVERBS_CMD_MODE), under
+# strace to show that each side used that transport.
+# With --edges, instead: what must fail fails as upstream's does (same
+# exit status, same output but for QPNs and PSNs): bad arguments, each
+# program on siw0 (iWARP QPs only connect through rdma_cm, so no
+# ping-pong can bring one to RTS) and ibv_xsrq_pingpong without XRC.
+#     pingpong.sh [--cmd-modes] TYPE | pingpong.sh --edges
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
+
+# both result lines, so that the log shows both ("N iters in")
+done_line='[0-9]+ (bytes|iters) in [0-9.]+ seconds'
+
+# -c only warns ("invalid data in page N") and still exits 0: a pair
+# that passed must not have said so.
+check_data() {
+    if grep -h 'invalid data' "$pair_last.srv" "$pair_last.cli"; then
+        pair_failed=$((pair_failed + 1))
+        echo "FAIL: the received data was not what the peer sent"
+    fi
+}
+
+# Our program and upstream's, each on its own libraries, with the same
+# arguments: exit status and output must match (QPNs and PSNs masked,
+# and the program's path).  All runs of one side share one loader trace,
+# checked once at the end.
+edge_failed=0
+ours_ld=$(mktemp -d /tmp/edges-ours.XXXXXX)
+reference_ld=$(mktemp -d /tmp/edges-reference.XXXXXX)
+edge_run() {
+    local side=$1 dir=$2 prog=$3
+    shift 3
+    ( use_libs "$side" && traced_run "$dir" timeout 20 "$prog" "$@" ) < /dev/null 2>&1 |
+        sed -E "s|$prog|PROG|g; s/(QPN|PSN) 0x[0-9a-f]+/\1 x/g"
+    return "${PIPESTATUS[0]}"
+}
+same_as_upstream() {
+    local name=$1 ours theirs ours_rc=0 theirs_rc=0
+    shift
+    theirs=$(edge_run reference "$reference_ld" "$(tools_dir_of upstream)/$name" "$@") || theirs_rc=$?
+    ours=$(edge_run ours "$ours_ld" "$(tools_dir_of ours)/$name" "$@") || ours_rc=$?
+    if [ "$ours_rc" = "$theirs_rc" ] && [ "$ours" = "$theirs" ]; then
+        echo "ok $name $* -> exit $ours_rc: $(head -n 1 <<< "$ours")"
+    else
+        edge_failed=$((edge_failed + 1))
+        echo "FAIL $name $*: ours exit $ours_rc, upstream's exit $theirs_rc"
+        diff <(echo "$theirs") <(echo "$ours") | head -n 20
+    fi
+}
+
+if [ "$1" = --edges ]; then
+    rxe=(-d "$RDMAVM_RXE_DEV")
+    heading "bad arguments"
+    # the usage text of each source (uc's and ud's are rc's, but for
+    # their lines); the rest goes through the same code in all
+    for type in rc srq xsrq; do
+        same_as_upstream "ibv_${type}_pingpong" -h
+    done
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" -p 70000
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" a b
+    same_as_upstream ibv_rc_pingpong -d nodev
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" -m 999
+    same_as_upstream ibv_srq_pingpong "${rxe[@]}" -q 300 127.0.0.1
+    same_as_upstream ibv_srq_pingpong "${rxe[@]}" -r 4 127.0.0.1
+    same_as_upstream ibv_ud_pingpong "${rxe[@]}" -s 5000 127.0.0.1
+    same_as_upstream ibv_ud_pingpong "${rxe[@]}" -s 1024 -p 1 127.0.0.1
+    heading "what rxe0 cannot do"
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" -o 127.0.0.1
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" -t 127.0.0.1
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" -j 127.0.0.1
+    same_as_upstream ibv_xsrq_pingpong "${rxe[@]}" -g "$RDMAVM_RXE_GID"
+    same_as_upstream ibv_xsrq_pingpong "${rxe[@]}" -g "$RDMAVM_RXE_GID" 127.0.0.1
+    heading "no server"
+    same_as_upstream ibv_rc_pingpong "${rxe[@]}" -g "$RDMAVM_RXE_GID" 127.0.0.1
+    heading "siw0"
+    same_as_upstream ibv_xsrq_pingpong -d "$RDMAVM_SIW_DEV" -g 0
+    same_as_upstream ibv_ud_pingpong -d "$RDMAVM_SIW_DEV" -g 0 127.0.0.1
+    echo "siw0: iWARP QPs reach RTS only through rdma_cm's connection, which no ping-pong makes: upstream's server fails at RTS, and ours must fail the same way (no data moves on siw0)"
+    for type in rc uc srq; do
+        PAIR_SERVER_GRACE=3 PAIR_SIDE=reference PAIR_TOOLS=upstream pair "upstream's ibv_${type}_pingpong on siw0" "$done_line" \
+            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 -- \
+            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 127.0.0.1 > /dev/null
+        theirs=$(sed -E 's/(QPN|PSN) 0x[0-9a-f]+/\1 x/g' "$pair_last.srv")
+        PAIR_SERVER_GRACE=3 PAIR_TOOLS=ours pair "our ibv_${type}_pingpong on siw0" "$done_line" \
+            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 -- \
+            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 127.0.0.1 > /dev/null
+        ours=$(sed -E 's/(QPN|PSN) 0x[0-9a-f]+/\1 x/g' "$pair_last.srv")
+        if [ "$ours" = "$theirs" ] && [ "$pair_why_exit" = 1 ]; then
+            echo "ok ibv_${type}_pingpong on siw0 fails as upstream's: $(head -n 1 <<< "$ours")"
+        else
+            edge_failed=$((edge_failed + 1))
+            echo "FAIL ibv_${type}_pingpong on siw0: ours and upstream's servers differ (or ours did not fail on its exit status alone: $pair_why)"
+            diff <(echo "$theirs") <(echo "$ours")
+        fi
+    done
+    heading "libraries"
+    check_loaded ours "$ours_ld" || fail "our programs did not run on our libraries"
+    check_loaded reference "$reference_ld" || fail "upstream's programs did not run on upstream's libraries"
+    [ $edge_failed = 0 ] || fail "$edge_failed case(s) differ from upstream's"
+    echo "all cases as upstream's"
+    exit
+fi
 
 modes=0
 [ "$1" = --cmd-modes ] && { modes=1; shift; }
 type=$1
 prog=ibv_${type}_pingpong
 dev=(-d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c)
-# TCG is slow: few exchanges; srq runs 16 QPs, each -n times
+# TCG is slow: few exchanges; srq runs -q QPs, each -n times
 case $type in
-    rc|uc|ud) iters=(-n 200) ;;
-    srq) iters=(-n 25) ;;
-    *) fail "usage: pingpong.sh [--cmd-modes] rc|uc|ud|srq" ;;
+    rc|uc|ud) iters=(-n 50) ;;
+    srq) iters=(-q 4 -n 10) ;;
+    *) fail "usage: pingpong.sh [--cmd-modes] rc|uc|ud|srq | pingpong.sh --edges" ;;
 esac
-done_line='[0-9]+ bytes in [0-9.]+ seconds'
 
 if [ $modes = 1 ]; then
     for mode in auto write ioctl; do
@@ -33,14 +134,23 @@ if [ $modes = 1 ]; then
     pair_summary
     exit
 fi
-pair "$prog" "$done_line" \
-    "$prog" "${dev[@]}" "${iters[@]}" -- "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1
-pair "$prog --events" "$done_line" \
-    "$prog" "${dev[@]}" "${iters[@]}" -e -- "$prog" "${dev[@]}" "${iters[@]}" -e "$RDMAVM_RXE_IP"
-if [ "$type" = rc ]; then
-    pair "$prog --new_send" "$done_line" \
-        "$prog" "${dev[@]}" "${iters[@]}" -N -- "$prog" "${dev[@]}" "${iters[@]}" -N 127.0.0.1
-    pair "$prog --new_send --events" "$done_line" \
-        "$prog" "${dev[@]}" "${iters[@]}" -N -e -- "$prog" "${dev[@]}" "${iters[@]}" -N -e 127.0.0.1
-fi
+
+extra=(-e)
+[ "$type" = rc ] && extra=(-e -N)
+pair "upstream's $prog ${extra[*]} on our libibverbs" "$done_line" \
+    "$prog" "${dev[@]}" "${iters[@]}" "${extra[@]}" -- \
+    "$prog" "${dev[@]}" "${iters[@]}" "${extra[@]}" "$RDMAVM_RXE_IP" && check_data
+PAIR_TOOLS=ours pair "our $prog against ours" "$done_line" \
+    "$prog" "${dev[@]}" "${iters[@]}" -- "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
+# the mixed pairs: rc's with -e one way and -N the other
+mixed_srv=() mixed_cli=()
+[ "$type" = rc ] && mixed_srv=(-e -N) mixed_cli=(-N)
+PAIR_SERVER_TOOLS=ours PAIR_SERVER_SIDE=ours PAIR_CLIENT_TOOLS=upstream PAIR_CLIENT_SIDE=reference \
+    pair "our $prog server ${mixed_srv[*]}, upstream's client" "$done_line" \
+    "$prog" "${dev[@]}" "${iters[@]}" "${mixed_srv[@]}" -- \
+    "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
+PAIR_SERVER_TOOLS=upstream PAIR_SERVER_SIDE=reference PAIR_CLIENT_TOOLS=ours PAIR_CLIENT_SIDE=ours \
+    pair "upstream's $prog server, our client ${mixed_cli[*]}" "$done_line" \
+    "$prog" "${dev[@]}" "${iters[@]}" -- \
+    "$prog" "${dev[@]}" "${iters[@]}" "${mixed_cli[@]}" 127.0.0.1 && check_data
 pair_summary
