@@ -554,8 +554,8 @@ int main(int argc, char **argv)
 		case 'd': opt.debug = 1; break;
 		case 'q': opt.own_qp = 1; break;
 		case 'S':
-			if (cmtool_count(optarg, &opt.size) || opt.size < 16 || opt.size > MAX_SIZE) {
-				fprintf(stderr, "Invalid size %s (valid range is 16 to %d)\n", optarg, MAX_SIZE);
+			if (cmtool_count(optarg, &opt.size) || opt.size < 23 || opt.size > MAX_SIZE) {
+				fprintf(stderr, "Invalid size %s (valid range is 23 to %d)\n", optarg, MAX_SIZE);
 				return EINVAL;
 			}
 			break;
@@ -570,9 +570,13 @@ int main(int argc, char **argv)
 			return EINVAL;
 		}
 	}
-	if (opt.server == opt.client || optind != argc || (opt.client && !opt.addr)) {
+	if (opt.server == opt.client || optind != argc) {
 		usage();
 		return EINVAL;
+	}
+	if (opt.client && !opt.addr) {
+		fprintf(stderr, "rping: the client needs the server's address (-a)\n");
+		return 255;
 	}
 	channel = rdma_create_event_channel();
 	if (!channel) {
@@ -581,5 +585,5 @@ int main(int argc, char **argv)
 	}
 	ret = opt.server ? run_server(&opt, channel) : run_client(&opt, channel);
 	rdma_destroy_event_channel(channel);
-	return ret ? 1 : 0;
+	return ret ? 255 : 0;
 }
