@@ -69,6 +69,37 @@ int cmtool_resolve(struct rdma_cm_id *id, struct sockaddr *src,
 	return cmtool_expect(id->channel, RDMA_CM_EVENT_ROUTE_RESOLVED, NULL);
 }
 
+int cmtool_next_wc(struct ibv_cq *cq, struct ibv_comp_channel *comp, struct ibv_wc *wc)
+{
+	struct ibv_cq *event_cq;
+	void *context;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			break;
+		if (ibv_req_notify_cq(cq, 0)) {
+			perror("ibv_req_notify_cq");
+			return -1;
+		}
+		/* a completion that came before the request raises no event */
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			break;
+		if (ibv_get_cq_event(comp, &event_cq, &context)) {
+			perror("ibv_get_cq_event");
+			return -1;
+		}
+		ibv_ack_cq_events(event_cq, 1);
+	}
+	if (n < 0) {
+		fprintf(stderr, "ibv_poll_cq failed\n");
+		return -1;
+	}
+	return 0;
+}
+
 int cmtool_count(const char *text, int *out)
 {
 	char *end;

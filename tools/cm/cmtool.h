@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
 /* HOST (name or numeric) and PORT into OUT; PASSIVE for an address to
@@ -21,6 +22,10 @@ int cmtool_expect(struct rdma_event_channel *channel,
 /* rdma_resolve_addr then rdma_resolve_route on ID, waiting on its channel. */
 int cmtool_resolve(struct rdma_cm_id *id, struct sockaddr *src,
 		   struct sockaddr *dst, int timeout_ms);
+
+/* The next completion of CQ into WC, sleeping on COMP (CQ's completion
+ * channel) while there is none. */
+int cmtool_next_wc(struct ibv_cq *cq, struct ibv_comp_channel *comp, struct ibv_wc *wc);
 
 /* A strictly positive integer option in OUT, or -1. */
 int cmtool_count(const char *text, int *out);

@@ -29,6 +29,7 @@ struct options {
 struct node {
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
+	struct ibv_comp_channel *comp;
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
 	char *buf;                 /* COUNT receive slots, then the send slot */
@@ -69,7 +70,8 @@ static int setup_node(const struct options *opt, struct node *n)
 	int i;
 
 	n->pd = ibv_alloc_pd(n->id->verbs);
-	n->cq = n->pd ? ibv_create_cq(n->id->verbs, 2 * opt->count + 2, NULL, NULL, 0) : NULL;
+	n->comp = n->pd ? ibv_create_comp_channel(n->id->verbs) : NULL;
+	n->cq = n->comp ? ibv_create_cq(n->id->verbs, 2 * opt->count + 2, NULL, n->comp, 0) : NULL;
 	n->buf = calloc(1, bytes);
 	n->mr = n->cq && n->buf ? ibv_reg_mr(n->pd, n->buf, bytes, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!n->mr) {
@@ -153,18 +155,11 @@ static int post_sends(const struct options *opt, struct node *n)
 static int complete(const struct options *opt, struct node *n)
 {
 	struct ibv_wc wc;
-	int got = 0, r;
+	int got = 0;
 
 	while (got < opt->count) {
-		r = ibv_poll_cq(n->cq, 1, &wc);
-		if (r < 0) {
-			fprintf(stderr, "mckey: failed polling CQ\n");
+		if (cmtool_next_wc(n->cq, n->comp, &wc))
 			return -1;
-		}
-		if (r == 0) {
-			usleep(1000);
-			continue;
-		}
 		if (wc.status) {
 			fprintf(stderr, "mckey: completion error %s\n", ibv_wc_status_str(wc.status));
 			return -1;
@@ -236,6 +231,8 @@ static void teardown(const struct options *opt, struct node *nodes)
 			ibv_dereg_mr(n->mr);
 		if (n->cq)
 			ibv_destroy_cq(n->cq);
+		if (n->comp)
+			ibv_destroy_comp_channel(n->comp);
 		if (n->pd)
 			ibv_dealloc_pd(n->pd);
 		free(n->buf);

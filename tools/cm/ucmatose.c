@@ -211,31 +211,12 @@ static int post_sends(struct test *t)
 /* Waits for every connection's COUNT completions of KIND. */
 static int complete(struct test *t, int kind)
 {
-	int want = t->opt->count * t->opt->connections, got = 0, n;
-	struct ibv_cq *ev_cq;
+	int want = t->opt->count * t->opt->connections, got;
 	struct ibv_wc wc;
-	void *ctx;
 
-	while (got < want) {
-		n = ibv_poll_cq(t->cq, 1, &wc);
-		if (n < 0) {
-			fprintf(stderr, "cmatose: failed polling CQ\n");
+	for (got = 0; got < want; got++) {
+		if (cmtool_next_wc(t->cq, t->comp, &wc))
 			return -1;
-		}
-		if (n == 0) {
-			if (ibv_req_notify_cq(t->cq, 0)) {
-				perror("cmatose: ibv_req_notify_cq");
-				return -1;
-			}
-			if (ibv_poll_cq(t->cq, 1, &wc) == 0) {
-				if (ibv_get_cq_event(t->comp, &ev_cq, &ctx)) {
-					perror("cmatose: ibv_get_cq_event");
-					return -1;
-				}
-				ibv_ack_cq_events(ev_cq, 1);
-				continue;
-			}
-		}
 		if (wc.status) {
 			fprintf(stderr, "cmatose: completion error %s\n", ibv_wc_status_str(wc.status));
 			return -1;
@@ -244,7 +225,6 @@ static int complete(struct test *t, int kind)
 			fprintf(stderr, "cmatose: unexpected completion\n");
 			return -1;
 		}
-		got++;
 	}
 	return 0;
 }
