@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* udaddy: CONNECTIONS UD "connections" (rdma_cm's SIDR exchange in the UDP
- * port space): the client sends COUNT datagrams of SIZE bytes to the QP
- * and qkey its ESTABLISHED event names, the server answers each
- * connection with as many, addressed from the first datagram it received
- * there (ibv_create_ah_from_wc).  Receives have room for the 40-byte GRH
- * the receiving QP gets first.  Upstream's binary is a peer in either role. */
+ * port space): the client sends COUNT datagrams of SIZE bytes, its QPN as
+ * immediate data, to the QP and qkey its ESTABLISHED event names; the
+ * server answers each connection with as many, addressed from the first
+ * datagram it received there (ibv_create_ah_from_wc, that QPN).  Receives
+ * have room for the 40-byte GRH the receiving QP gets first.  Upstream's
+ * binary is a peer in either role. */
+#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
@@ -32,6 +34,7 @@ struct node {
 	char *buf;                 /* COUNT receive slots, then the send slot */
 	struct ibv_ah *ah;
 	uint32_t remote_qpn, remote_qkey;
+	int recvs_done, sends_done;
 };
 
 struct test {
@@ -108,8 +111,8 @@ static int post_sends(struct test *t, struct node *n)
 		struct ibv_sge sge = { .addr = (uintptr_t)n->buf + slot_size(t) * t->opt->count,
 				       .length = t->opt->size, .lkey = n->mr->lkey };
 		struct ibv_send_wr wr = {
-			.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-			.send_flags = IBV_SEND_SIGNALED,
+			.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND_WITH_IMM,
+			.send_flags = IBV_SEND_SIGNALED, .imm_data = htobe32(n->id->qp->qp_num),
 			.wr.ud = { .ah = n->ah, .remote_qpn = n->remote_qpn, .remote_qkey = n->remote_qkey },
 		}, *bad;
 
@@ -121,32 +124,36 @@ static int post_sends(struct test *t, struct node *n)
 	return 0;
 }
 
-/* COUNT completions of receives (RECV) or sends on node N; the server
- * learns its reply address from the first received datagram. */
+/* Until node N has COUNT completions of receives (RECV) or of sends; the
+ * server learns its reply address from the first datagram received: the
+ * sender's QPN is its immediate data (upstream's client sends it there),
+ * or the source QPN when there is none. */
 static int complete(struct test *t, struct node *n, int recv)
 {
+	int *done = recv ? &n->recvs_done : &n->sends_done;
 	struct ibv_wc wc;
-	int got = 0;
 
-	while (got < t->opt->count) {
+	while (*done < t->opt->count) {
 		if (cmtool_next_wc(n->cq, n->comp, &wc))
 			return -1;
 		if (wc.status) {
 			fprintf(stderr, "udaddy: completion error %s\n", ibv_wc_status_str(wc.status));
 			return -1;
 		}
-		if ((wc.opcode == IBV_WC_RECV) != recv)
+		if (wc.opcode != IBV_WC_RECV) {
+			n->sends_done++;
 			continue;
-		if (recv && !n->ah) {
+		}
+		if (!n->ah) {
 			n->ah = ibv_create_ah_from_wc(n->pd, &wc, (struct ibv_grh *)n->buf, n->id->port_num);
 			if (!n->ah) {
 				perror("udaddy: failure creating address handle");
 				return -1;
 			}
-			n->remote_qpn = wc.src_qp;
+			n->remote_qpn = wc.wc_flags & IBV_WC_WITH_IMM ? be32toh(wc.imm_data) : wc.src_qp;
 			n->remote_qkey = RDMA_UDP_QKEY;
 		}
-		got++;
+		n->recvs_done++;
 	}
 	return 0;
 }
