@@ -56,6 +56,7 @@ struct conn {
 	char *rdma_buf, *start_buf;
 	unsigned done;          /* enum wr_kind bits completed, not yet consumed */
 	int disconnected;
+	int flushed;            /* the QP went to error: the peer has gone */
 };
 
 static void debug(const struct conn *c, const char *format, ...)
@@ -153,7 +154,8 @@ static int handle_cm_event(struct conn *c)
 static int handle_wc(struct conn *c, const struct ibv_wc *wc)
 {
 	if (wc->status) {
-		if (wc->status != IBV_WC_WR_FLUSH_ERR)
+		c->flushed = wc->status == IBV_WC_WR_FLUSH_ERR;
+		if (!c->flushed)
 			fprintf(stderr, "cq completion failed status %d (%s)\n", wc->status,
 				ibv_wc_status_str(wc->status));
 		return -1;
@@ -342,6 +344,19 @@ static void teardown(struct conn *c)
 		ibv_dealloc_pd(c->pd);
 }
 
+/* The client has gone between two rounds: its DISCONNECTED event may come
+ * after its QP's flush (iWARP's order). */
+static int client_gone(struct conn *c)
+{
+	if (c->disconnected)
+		return 0;
+	if (!c->flushed || cmtool_expect(c->channel, RDMA_CM_EVENT_DISCONNECTED, NULL))
+		return -1;
+	c->disconnected = 1;
+	printf("server DISCONNECT EVENT...\n");
+	return 0;
+}
+
 /* The server's rounds, until the client disconnects: 0 then. */
 static int serve_rounds(struct conn *c)
 {
@@ -349,7 +364,7 @@ static int serve_rounds(struct conn *c)
 
 	for (;;) {
 		if (await(c, WR_RECV))
-			return c->disconnected ? 0 : -1;
+			return client_gone(c);
 		remote = c->recv_msg;
 		debug(c, "Received rkey %x addr %" PRIx64 " len %d from peer\n", be32toh(remote.rkey),
 		      be64toh(remote.addr), be32toh(remote.length));
