@@ -265,9 +265,9 @@ static int run_server(const struct options *opt, struct rdma_event_channel *chan
 	}
 }
 
-static int number(const char *text, int *out)
+static int number(const char *text, int min, int *out)
 {
-	if (cmtool_count(text, out) == 0)
+	if (cmtool_number(text, min, out) == 0)
 		return 0;
 	fprintf(stderr, "cmtime: invalid number %s\n", text);
 	return -1;
@@ -283,13 +283,10 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case 's': opt.server = optarg; break;
 		case 'b': opt.bind_addr = optarg; break;
-		case 'c': bad |= number(optarg, &opt.connections); break;
+		case 'c': bad |= number(optarg, 1, &opt.connections); break;
 		case 'p': opt.port = optarg; break;
-		case 'r':
-			/* zero retries is meaningful */
-			opt.retries = atoi(optarg) < 0 ? 0 : atoi(optarg);
-			break;
-		case 't': bad |= number(optarg, &opt.timeout_ms); break;
+		case 'r': bad |= number(optarg, 0, &opt.retries); break;
+		case 't': bad |= number(optarg, 1, &opt.timeout_ms); break;
 		default: bad = 1; break;
 		}
 	}

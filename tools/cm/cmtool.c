@@ -2,7 +2,6 @@
 #include "cmtool.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,14 +99,14 @@ int cmtool_next_wc(struct ibv_cq *cq, struct ibv_comp_channel *comp, struct ibv_
 	return 0;
 }
 
-int cmtool_count(const char *text, int *out)
+int cmtool_number(const char *text, int min, int *out)
 {
 	char *end;
 	long value;
 
 	errno = 0;
 	value = strtol(text, &end, 0);
-	if (errno || end == text || *end || value <= 0 || value > INT_MAX)
+	if (errno || end == text || *end || value < min || value > 1 << 24)
 		return -1;
 	*out = (int)value;
 	return 0;

@@ -27,7 +27,7 @@ int cmtool_resolve(struct rdma_cm_id *id, struct sockaddr *src,
  * channel) while there is none. */
 int cmtool_next_wc(struct ibv_cq *cq, struct ibv_comp_channel *comp, struct ibv_wc *wc);
 
-/* A strictly positive integer option in OUT, or -1. */
-int cmtool_count(const char *text, int *out);
+/* An integer option from MIN to 2^24 in OUT, or -1. */
+int cmtool_number(const char *text, int min, int *out);
 
 #endif

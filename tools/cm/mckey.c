@@ -240,19 +240,6 @@ static void teardown(const struct options *opt, struct node *nodes)
 	}
 }
 
-static int number(const char *text, int min, int *out)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(text, &end, 0);
-	if (errno || end == text || *end || value < min || value > 1 << 24)
-		return -1;
-	*out = (int)value;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct options opt = { .port_space = RDMA_PS_UDP, .connections = 1, .count = 10, .size = 100 };
@@ -271,11 +258,11 @@ int main(int argc, char **argv)
 			return 1;
 		case 's': opt.sender = 1; break;
 		case 'b': opt.bind_addr = optarg; break;
-		case 'c': bad |= number(optarg, 1, &opt.connections); break;
-		case 'C': bad |= number(optarg, 0, &opt.count); break;
-		case 'S': bad |= number(optarg, 1, &opt.size); break;
+		case 'c': bad |= cmtool_number(optarg, 1, &opt.connections); break;
+		case 'C': bad |= cmtool_number(optarg, 0, &opt.count); break;
+		case 'S': bad |= cmtool_number(optarg, 1, &opt.size); break;
 		case 'p':
-			bad |= number(optarg, 0, &space);
+			bad |= cmtool_number(optarg, 0, &space);
 			opt.port_space = space;
 			break;
 		case 'o': opt.send_only = 1; break;

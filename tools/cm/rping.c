@@ -569,13 +569,13 @@ int main(int argc, char **argv)
 		case 'd': opt.debug = 1; break;
 		case 'q': opt.own_qp = 1; break;
 		case 'S':
-			if (cmtool_count(optarg, &opt.size) || opt.size < 23 || opt.size > MAX_SIZE) {
+			if (cmtool_number(optarg, 1, &opt.size) || opt.size < 23 || opt.size > MAX_SIZE) {
 				fprintf(stderr, "Invalid size %s (valid range is 23 to %d)\n", optarg, MAX_SIZE);
 				return EINVAL;
 			}
 			break;
 		case 'C':
-			if (cmtool_count(optarg, &opt.count)) {
+			if (cmtool_number(optarg, 1, &opt.count)) {
 				fprintf(stderr, "Invalid count %s\n", optarg);
 				return EINVAL;
 			}

@@ -361,19 +361,6 @@ static void teardown(struct test *t)
 	free(t->ids);
 }
 
-static int number(const char *text, int min, int *out)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(text, &end, 0);
-	if (errno || end == text || *end || value < min || value > 1 << 24)
-		return -1;
-	*out = (int)value;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct options opt = { .port = "7471", .port_space = RDMA_PS_TCP, .connections = 1,
@@ -398,12 +385,12 @@ int main(int argc, char **argv)
 			else if (strcasecmp(optarg, "tcp"))
 				fprintf(stderr, "Warning: unknown port space format\n");
 			break;
-		case 'c': bad |= number(optarg, 1, &opt.connections); break;
-		case 'C': bad |= number(optarg, 0, &opt.count); break;
-		case 'S': bad |= number(optarg, 1, &opt.size); break;
-		case 't': bad |= number(optarg, 0, &opt.tos); break;
+		case 'c': bad |= cmtool_number(optarg, 1, &opt.connections); break;
+		case 'C': bad |= cmtool_number(optarg, 0, &opt.count); break;
+		case 'S': bad |= cmtool_number(optarg, 1, &opt.size); break;
+		case 't': bad |= cmtool_number(optarg, 0, &opt.tos); break;
 		case 'p': opt.port = optarg; break;
-		case 'a': bad |= number(optarg, 0, &opt.ack_timeout); break;
+		case 'a': bad |= cmtool_number(optarg, 0, &opt.ack_timeout); break;
 		case 'm': opt.migrate = 1; break;
 		default: bad = 1; break;
 		}

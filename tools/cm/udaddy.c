@@ -329,19 +329,6 @@ static void teardown(struct test *t)
 	free(t->nodes);
 }
 
-static int number(const char *text, int min, int *out)
-{
-	char *end;
-	long value;
-
-	errno = 0;
-	value = strtol(text, &end, 0);
-	if (errno || end == text || *end || value < min || value > 1 << 24)
-		return -1;
-	*out = (int)value;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct options opt = { .port_space = RDMA_PS_UDP, .connections = 1, .count = 10,
@@ -366,12 +353,12 @@ int main(int argc, char **argv)
 			else if (strcasecmp(optarg, "udp"))
 				fprintf(stderr, "Warning: unknown port space format\n");
 			break;
-		case 'c': bad |= number(optarg, 1, &opt.connections); break;
-		case 'C': bad |= number(optarg, 0, &opt.count); break;
-		case 'S': bad |= number(optarg, 1, &opt.size); break;
-		case 't': bad |= number(optarg, 0, &opt.tos); break;
+		case 'c': bad |= cmtool_number(optarg, 1, &opt.connections); break;
+		case 'C': bad |= cmtool_number(optarg, 0, &opt.count); break;
+		case 'S': bad |= cmtool_number(optarg, 1, &opt.size); break;
+		case 't': bad |= cmtool_number(optarg, 0, &opt.tos); break;
 		case 'p':
-			bad |= number(optarg, 0, &space);
+			bad |= cmtool_number(optarg, 0, &space);
 			opt.port_space = space;
 			break;
 		default: bad = 1; break;
