@@ -270,6 +270,11 @@ static int move_qp(struct conn *c, enum ibv_qp_state state)
 		perror("rdma_init_qp_attr");
 		return -1;
 	}
+	/* before the connection, rdma_cm knows of no responder resources
+	 * and grants no remote reads; the server's RDMA READ needs them */
+	if (state == IBV_QPS_INIT)
+		attr.qp_access_flags |= IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+					IBV_ACCESS_REMOTE_WRITE;
 	if (ibv_modify_qp(c->qp, &attr, mask)) {
 		perror("ibv_modify_qp");
 		return -1;
