@@ -1,26 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Upstream's rdmacm-utils over one device, in one guest:
+# rdmacm-utils over one device, ours (build/tools) and upstream's, in one
+# guest:
 #     rdmacm-utils.sh rxe|siw ours|mixed
 # "ours" runs part 1, "mixed" parts 2 and 3: two tests per device, so
 # that each fits its time limit on a busy 2-core machine and the two run
 # side by side.
-# 1. On our librdmacm and our libibverbs: rping (sends, RDMA reads and
-#    writes, data checked with -V), ucmatose (several connections,
-#    sends), rdma_server/rdma_client (the rdma_verbs.h helpers), cmtime
-#    (connection setup and teardown, 20 at once); on rxe also rping -q
-#    (a QP the program creates and moves through rdma_init_qp_attr and
-#    rdma_establish itself), udaddy (UD port space: address handles from
-#    the events),
-#    mckey (multicast join and leave, UD sends to the group),
-#    rdma_xserver/rdma_xclient (an id driven by rdma_get_request).
-#    iWARP has neither UD nor multicast.
-# 2. Mixed libraries: rping and ucmatose with our librdmacm on upstream's
+# 1. On our librdmacm and our libibverbs: upstream's rping (sends, RDMA
+#    reads and writes, data checked with -V) and ucmatose (several
+#    connections, sends), which judge the library; then our tools against
+#    themselves: rping, ucmatose, rdma_server/rdma_client (the
+#    rdma_verbs.h helpers), cmtime (setup and teardown, 20 at once); on
+#    rxe also our rping -q (a QP the program creates and moves through
+#    rdma_init_qp_attr and rdma_establish itself), udaddy (UD port
+#    space: address handles from the events), mckey (multicast join
+#    and leave, UD sends to the group) and rdma_xserver/rdma_xclient in
+#    RC mode (ours has no XRC mode).  iWARP has neither UD nor multicast.
+#    On rxe, every tool of ours given a bad option exits as upstream's
+#    does, with its usage text.
+# 2. Mixed libraries: upstream's rping with our librdmacm on upstream's
 #    libibverbs (side rdmacm), and on rxe with upstream's librdmacm on our
 #    libibverbs (side verbs; siw.sh already runs those over siw0).
-# 3. Wire compatibility: rping and ucmatose (udaddy too, on rxe) with
-#    one role on upstream's libraries and the other on ours, both ways.
-# The loader's log proves every process's libraries (pair.sh).  siw's
+# 3. Wire compatibility of our tools and libraries at once: each of our
+#    tools on our libraries against upstream's tool on upstream's
+#    libraries, in both roles (udaddy, mckey and rdma_xserver on rxe
+#    only, as in part 1).
+# The loader's log proves every process's libraries and the log names
+# each role's program by its path (pair.sh).  siw's
 # ucmatose may hit a kernel race (pair.sh: siw_mpa_extra_data) and then
 # runs once more.  VM_ALL_REFERENCE=1 runs all of it on upstream's
 # libraries: the script tried on the oracle alone.
@@ -53,46 +59,81 @@ udaddy_pair() {
     pair "udaddy$1" 'test complete' \
         udaddy -b "$ip" -c 2 -C 10 -- udaddy -s "$ip" -c 2 -C 10
 }
+rdma_server_pair() {
+    PAIR_SERVER_PATTERN='rdma_server: end 0' pair "rdma_server/rdma_client$1" 'rdma_client: end 0' \
+        rdma_server -s "$ip" -- rdma_client -s "$ip"
+}
+# the receiver has joined (its lines unbuffered) before the sender starts,
+# which sends 3 s after its own join
+mckey_pair() {
+    PAIR_WAIT='log:^mckey: joined' pair "mckey$1" 'data transfers complete' \
+        stdbuf -oL mckey -m 239.0.0.1 -b "$ip" -- mckey -m 239.0.0.1 -b "$ip" -s
+}
+rdma_xserver_pair() {
+    PAIR_SERVER_PATTERN='rdma_xserver: end 0' pair "rdma_xserver/rdma_xclient$1" 'rdma_xclient: end 0' \
+        rdma_xserver -c r -- rdma_xclient -s "$ip" -c r
+}
+cmtime_pair() {
+    PAIR_SERVER_STAYS=1 pair "cmtime$1" '^connect +:' \
+        cmtime -b "$ip" -c 20 -- cmtime -s "$ip" -c 20
+}
+
+# Our tool and upstream's, each given a bad option: the same exit status,
+# our usage text printed, no crash.
+bad_options() {
+    local tool ours theirs out
+    for tool in rping ucmatose udaddy mckey rdma_server rdma_client rdma_xserver rdma_xclient cmtime; do
+        out=$("$vm_build/tools/$tool" -Z 2>&1)
+        ours=$?
+        "$vm_reference/usr/bin/$tool" -Z > /dev/null 2>&1
+        theirs=$?
+        if [ $ours != $theirs ] || ! grep -qiE 'usage|^rping -s' <<< "$out"; then
+            pair_failed=$((pair_failed + 1))
+            echo "FAIL $tool -Z: exit $ours (upstream's: $theirs), output: $out"
+        else
+            echo "ok $tool -Z: exit $ours as upstream's, usage printed"
+        fi
+    done
+}
 
 if [ "$part" = ours ]; then
-    heading "$device ($ip): upstream's rdmacm-utils on our librdmacm and libibverbs"
+    heading "$device ($ip): upstream's rping and ucmatose on our librdmacm and libibverbs"
     rping_pair
     ucmatose_pair
-    PAIR_SERVER_PATTERN='rdma_server: end 0' pair "rdma_server/rdma_client" 'rdma_client: end 0' \
-        rdma_server -s "$ip" -- rdma_client -s "$ip"
-    PAIR_SERVER_STAYS=1 pair "cmtime" '^connect +:' \
-        cmtime -b "$ip" -c 20 -- cmtime -s "$ip" -c 20
+    heading "$device ($ip): our tools on our libraries"
+    export PAIR_TOOLS=ours
+    rping_pair
+    ucmatose_pair
+    rdma_server_pair
+    cmtime_pair
     if [ "$device" = rxe ]; then
         # iWARP moves a QP to RTS only inside the kernel's connect: upstream's
         # rdma_establish fails there with EINVAL
         pair "rping -q (the program's own QP, rdma_init_qp_attr)" 'ping data: rdma-ping-9' \
             rping -s -q -a "$ip" -C 10 -v -V -- rping -c -q -a "$ip" -C 10 -v -V
         udaddy_pair
-        # the receiver has joined (its lines unbuffered) before the sender
-        # starts, which sends 3 s after its own join
-        PAIR_WAIT='log:^mckey: joined' pair "mckey" 'data transfers complete' \
-            stdbuf -oL mckey -m 239.0.0.1 -b "$ip" -- mckey -m 239.0.0.1 -b "$ip" -s
-        PAIR_SERVER_PATTERN='rdma_xserver: end 0' pair "rdma_xserver/rdma_xclient" 'rdma_xclient: end 0' \
-            rdma_xserver -c r -- rdma_xclient -s "$ip" -c r
+        mckey_pair
+        rdma_xserver_pair
+        unset PAIR_TOOLS
+        heading "bad options: our tools against upstream's"
+        bad_options
     fi
 else
-    heading "$device: our librdmacm on upstream's libibverbs"
+    heading "$device: upstream's rping, our librdmacm on upstream's libibverbs"
     PAIR_SIDE=rdmacm rping_pair " (side rdmacm)"
-    PAIR_SIDE=rdmacm ucmatose_pair " (side rdmacm)"
     if [ "$device" = rxe ]; then
-        heading "$device: upstream's librdmacm on our libibverbs"
+        heading "$device: upstream's rping, upstream's librdmacm on our libibverbs"
         PAIR_SIDE=verbs rping_pair " (side verbs)"
-        PAIR_SIDE=verbs ucmatose_pair " (side verbs)"
     fi
 
-    heading "$device: wire compatibility, one role on upstream's libraries"
-    PAIR_SERVER_SIDE=reference rping_pair " (upstream server, our client)"
-    PAIR_CLIENT_SIDE=reference rping_pair " (our server, upstream client)"
-    PAIR_SERVER_SIDE=reference ucmatose_pair " (upstream server, our client)"
-    PAIR_CLIENT_SIDE=reference ucmatose_pair " (our server, upstream client)"
-    if [ "$device" = rxe ]; then
-        PAIR_SERVER_SIDE=reference udaddy_pair " (upstream server, our client)"
-        PAIR_CLIENT_SIDE=reference udaddy_pair " (our server, upstream client)"
-    fi
+    heading "$device: wire compatibility, our tools on our libraries, upstream's on upstream's"
+    pairs=(rping_pair ucmatose_pair rdma_server_pair cmtime_pair)
+    [ "$device" = siw ] || pairs+=(udaddy_pair mckey_pair rdma_xserver_pair)
+    for each in "${pairs[@]}"; do
+        PAIR_SERVER_SIDE=reference PAIR_SERVER_TOOLS=upstream PAIR_CLIENT_TOOLS=ours \
+            $each " (upstream's server, our client)"
+        PAIR_CLIENT_SIDE=reference PAIR_CLIENT_TOOLS=upstream PAIR_SERVER_TOOLS=ours \
+            $each " (our server, upstream's client)"
+    done
 fi
 pair_summary
