@@ -64,9 +64,14 @@ def main():
     keep = obj + '.exports'
     with open(keep, 'w') as f:
         f.write(''.join(n + '\n' for n in exported_names(libs[a.library], read_pending(a.pending))))
-    run(cc + ['-r', '-nostdlib', '-o', obj,
+    # Objects compiled for the shared library's link-time optimisation
+    # also carry GCC's intermediate code and its early debug information:
+    # the archive takes their machine code only, as the rest is bound to
+    # this compiler's version.
+    run(cc + ['-fno-lto', '-r', '-nostdlib', '-o', obj,
               '-Wl,--whole-archive', a.input, '-Wl,--no-whole-archive'])
-    run([binutil(cc, 'objcopy'), '--keep-global-symbols=' + keep, obj])
+    run([binutil(cc, 'objcopy'), '--keep-global-symbols=' + keep,
+         '--remove-section=.gnu.lto_*', '--remove-section=.gnu.debuglto_*', obj])
     if os.path.exists(a.output):
         os.unlink(a.output)
     run([binutil(cc, 'ar'), 'rcsD', a.output, obj])

@@ -26,6 +26,7 @@
 #define OPENVERBS_CMD_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/types.h>
 
@@ -211,6 +212,22 @@ int verbs_cmd_check_pd(struct ibv_context *ctx, uint32_t pd_handle);
  * a zero comp_mask for an extended command). */
 int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
 		 uint16_t method_id, uint32_t handle, uint32_t write_cmd);
+
+/* What an object the kernel reports async events for (QP, SRQ, WQ)
+ * counts of the events the application acknowledged. */
+struct vcmd_event_count {
+	pthread_mutex_t *mutex;
+	pthread_cond_t *cond;
+	const uint32_t *completed;	/* under mutex; cond signals changes */
+};
+
+/* vcmd_destroy() for such an object, whose destroy method (attribute 1)
+ * and write command (legacy: QP's layout; extended: WQ's) report the
+ * kernel's count: after the kernel destroyed it, waits until the
+ * application acknowledged that many, as they still point at it. */
+int vcmd_destroy_tracked(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
+			 uint16_t method_id, uint32_t handle, uint32_t write_cmd,
+			 const struct vcmd_event_count *events);
 
 /* The errno of a destroy: EIO on a disassociated device counts as done
  * when RDMAV_ALLOW_DISASSOC_DESTROY asks for it. */

@@ -2,6 +2,7 @@
 /* The kernel command transports: ioctl attribute buffers, write() framing,
  * and the choice between them. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -279,8 +280,12 @@ int vcmd_destroy_result(int ret)
 	return ret;
 }
 
-int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
-		 uint16_t method_id, uint32_t handle, uint32_t write_cmd)
+/* vcmd_destroy() and vcmd_destroy_tracked(): 0 or the kernel's errno;
+ * events_reported, when not NULL, receives the kernel's count of async
+ * events for the object (ioctl attribute 1, or the write() response). */
+static int destroy_exec(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
+			uint16_t method_id, uint32_t handle, uint32_t write_cmd,
+			uint32_t *events_reported)
 {
 	int ret;
 
@@ -289,20 +294,57 @@ int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id
 
 		vioctl_init(&c, object_id, method_id);
 		vioctl_idr(&c, 0, handle);
+		if (events_reported)
+			vioctl_out(&c, 1, events_reported, sizeof(*events_reported));
 		ret = vioctl_exec(ctx, &c);
 		if (!vcmd_fall_back(ctx, m, &ret))
-			return vcmd_destroy_result(ret);
+			return ret;
 	}
 	if (write_cmd & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
-		/* Extended destroys (flow, indirection table) lead with a
-		 * comp_mask the kernel wants 0. */
+		/* Extended destroys (flow, indirection table, WQ) lead with a
+		 * comp_mask the kernel wants 0; the WQ's response has the
+		 * count after its comp_mask and response_length. */
 		uint32_t req[2] = { 0, handle };
+		struct ib_uverbs_ex_destroy_wq_resp resp = {};
 
-		ret = vcmd_write(ctx, write_cmd, req, sizeof(req), NULL, 0, NULL);
+		ret = vcmd_write(ctx, write_cmd, req, sizeof(req), events_reported ? &resp : NULL,
+				 events_reported ? sizeof(resp) : 0, NULL);
+		if (events_reported)
+			*events_reported = resp.events_reported;
+	} else if (events_reported) {
+		/* QP and SRQ: the same request and response layouts. */
+		struct ib_uverbs_destroy_qp req = { .qp_handle = handle };
+
+		ret = vcmd_write(ctx, write_cmd, &req, sizeof(req), events_reported,
+				 sizeof(*events_reported), NULL);
 	} else {
 		ret = vcmd_write(ctx, write_cmd, &handle, sizeof(handle), NULL, 0, NULL);
 	}
-	return vcmd_destroy_result(ret);
+	return ret;
+}
+
+int vcmd_destroy(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
+		 uint16_t method_id, uint32_t handle, uint32_t write_cmd)
+{
+	return vcmd_destroy_result(destroy_exec(ctx, m, object_id, method_id, handle, write_cmd,
+						NULL));
+}
+
+int vcmd_destroy_tracked(struct ibv_context *ctx, enum vcmd_method m, uint16_t object_id,
+			 uint16_t method_id, uint32_t handle, uint32_t write_cmd,
+			 const struct vcmd_event_count *events)
+{
+	uint32_t reported = 0;
+	int ret = destroy_exec(ctx, m, object_id, method_id, handle, write_cmd, &reported);
+
+	if (ret)
+		return vcmd_destroy_result(ret);
+	/* Unacknowledged async events still point at the object. */
+	pthread_mutex_lock(events->mutex);
+	while (*events->completed != reported)
+		pthread_cond_wait(events->cond, events->mutex);
+	pthread_mutex_unlock(events->mutex);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -399,30 +399,10 @@ int verbs_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 
 int verbs_cmd_destroy_qp(struct ibv_qp *qp)
 {
-	struct ib_uverbs_destroy_qp req = { .qp_handle = qp->handle };
-	struct ib_uverbs_destroy_qp_resp resp = {};
-	struct ibv_context *ctx = qp->context;
-	int ret;
+	const struct vcmd_event_count events = {
+		&qp->mutex, &qp->cond, &qp->events_completed
+	};
 
-	if (vcmd_use_ioctl(ctx, VCMD_DESTROY_QP)) {
-		struct vioctl c;
-
-		vioctl_init(&c, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY);
-		vioctl_idr(&c, UVERBS_ATTR_DESTROY_QP_HANDLE, qp->handle);
-		vioctl_out(&c, UVERBS_ATTR_DESTROY_QP_RESP, &resp, sizeof(resp));
-		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VCMD_DESTROY_QP, &ret))
-			goto done;
-	}
-	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_DESTROY_QP, &req, sizeof(req),
-			 &resp, sizeof(resp), NULL);
-done:
-	if (ret)
-		return vcmd_destroy_result(ret);
-	/* Unacknowledged async events still point at the QP. */
-	pthread_mutex_lock(&qp->mutex);
-	while (qp->events_completed != resp.events_reported)
-		pthread_cond_wait(&qp->cond, &qp->mutex);
-	pthread_mutex_unlock(&qp->mutex);
-	return 0;
+	return vcmd_destroy_tracked(qp->context, VCMD_DESTROY_QP, UVERBS_OBJECT_QP, UVERBS_METHOD_QP_DESTROY,
+				    qp->handle, IB_USER_VERBS_CMD_DESTROY_QP, &events);
 }

@@ -210,30 +210,11 @@ int verbs_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 
 int verbs_cmd_destroy_srq(struct ibv_srq *srq)
 {
-	struct ib_uverbs_destroy_srq req = { .srq_handle = srq->handle };
-	struct ib_uverbs_destroy_srq_resp resp = {};
-	struct ibv_context *ctx = srq->context;
-	int ret;
+	const struct vcmd_event_count events = {
+		&srq->mutex, &srq->cond, &srq->events_completed
+	};
 
-	if (vcmd_use_ioctl(ctx, VCMD_DESTROY_SRQ)) {
-		struct vioctl c;
-
-		vioctl_init(&c, UVERBS_OBJECT_SRQ, UVERBS_METHOD_SRQ_DESTROY);
-		vioctl_idr(&c, UVERBS_ATTR_DESTROY_SRQ_HANDLE, srq->handle);
-		vioctl_out(&c, UVERBS_ATTR_DESTROY_SRQ_RESP, &resp, sizeof(resp));
-		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VCMD_DESTROY_SRQ, &ret))
-			goto done;
-	}
-	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_DESTROY_SRQ, &req, sizeof(req),
-			 &resp, sizeof(resp), NULL);
-done:
-	if (ret)
-		return vcmd_destroy_result(ret);
-	/* Unacknowledged async events still point at the SRQ. */
-	pthread_mutex_lock(&srq->mutex);
-	while (srq->events_completed != resp.events_reported)
-		pthread_cond_wait(&srq->cond, &srq->mutex);
-	pthread_mutex_unlock(&srq->mutex);
-	return 0;
+	return vcmd_destroy_tracked(srq->context, VCMD_DESTROY_SRQ, UVERBS_OBJECT_SRQ,
+				    UVERBS_METHOD_SRQ_DESTROY, srq->handle,
+				    IB_USER_VERBS_CMD_DESTROY_SRQ, &events);
 }

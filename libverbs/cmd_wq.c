@@ -115,33 +115,12 @@ int verbs_cmd_modify_wq(struct ibv_wq *wq, const struct ibv_wq_attr *attr,
 
 int verbs_cmd_destroy_wq(struct ibv_wq *wq)
 {
-	struct ib_uverbs_ex_destroy_wq req = { .wq_handle = wq->handle };
-	struct ib_uverbs_ex_destroy_wq_resp resp = {};
-	struct ibv_context *ctx = wq->context;
-	int ret;
+	const struct vcmd_event_count events = {
+		&wq->mutex, &wq->cond, &wq->events_completed
+	};
 
-	if (vcmd_use_ioctl(ctx, VCMD_DESTROY_WQ)) {
-		struct vioctl c;
-
-		vioctl_init(&c, UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_DESTROY);
-		vioctl_idr(&c, UVERBS_ATTR_DESTROY_WQ_HANDLE, wq->handle);
-		vioctl_out(&c, UVERBS_ATTR_DESTROY_WQ_RESP, &resp.events_reported,
-			   sizeof(resp.events_reported));
-		ret = vioctl_exec(ctx, &c);
-		if (!vcmd_fall_back(ctx, VCMD_DESTROY_WQ, &ret))
-			goto done;
-	}
-	ret = vcmd_write(ctx, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_DESTROY_WQ,
-			 &req, sizeof(req), &resp, sizeof(resp), NULL);
-done:
-	if (ret)
-		return vcmd_destroy_result(ret);
-	/* Unacknowledged async events still point at the WQ. */
-	pthread_mutex_lock(&wq->mutex);
-	while (wq->events_completed != resp.events_reported)
-		pthread_cond_wait(&wq->cond, &wq->mutex);
-	pthread_mutex_unlock(&wq->mutex);
-	return 0;
+	return vcmd_destroy_tracked(wq->context, VCMD_DESTROY_WQ, UVERBS_OBJECT_WQ, UVERBS_METHOD_WQ_DESTROY,
+				    wq->handle, IB_USER_VERBS_CMD_FLAG_EXTENDED | IB_USER_VERBS_EX_CMD_DESTROY_WQ, &events);
 }
 
 int verbs_cmd_create_rwq_ind_table(struct ibv_context *ctx,
