@@ -31,7 +31,8 @@ struct chardev {
 #include <netlink/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-static struct nla_policy chardev_policy[RDMA_NLDEV_ATTR_MAX] = {
+/* Up to the highest attribute read: nlmsg_parse skips any above it. */
+static struct nla_policy chardev_policy[RDMA_NLDEV_ATTR_CHARDEV + 1] = {
 	[RDMA_NLDEV_ATTR_CHARDEV] = { .type = NLA_U64 },
 	[RDMA_NLDEV_ATTR_CHARDEV_ABI] = { .type = NLA_U64 },
 	[RDMA_NLDEV_ATTR_CHARDEV_NAME] = { .type = NLA_NUL_STRING },
@@ -39,11 +40,11 @@ static struct nla_policy chardev_policy[RDMA_NLDEV_ATTR_MAX] = {
 
 static int on_chardev(struct nl_msg *msg, void *arg)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nlattr *tb[RDMA_NLDEV_ATTR_CHARDEV + 1];
 	struct chardev *cdev = arg;
 	uint64_t devnum;
 
-	if (nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_MAX - 1, chardev_policy) ||
+	if (nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_CHARDEV, chardev_policy) ||
 	    !tb[RDMA_NLDEV_ATTR_CHARDEV] || !tb[RDMA_NLDEV_ATTR_CHARDEV_ABI] ||
 	    !tb[RDMA_NLDEV_ATTR_CHARDEV_NAME])
 		return NL_SKIP;
