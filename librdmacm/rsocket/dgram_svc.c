@@ -67,8 +67,7 @@ static void svc_reply(struct rsocket *rs, const struct ds_dest *dest)
 
 	ds_udp_header_fill(dest->qp, DS_UDP_OP_CTRL, &hdr);
 	if (sendto(rs->number, &hdr, hdr.length, MSG_DONTWAIT, &dest->addr.sa,
-		   dest->addr.sa.sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-							 sizeof(struct sockaddr_in6)) < 0)
+		   ds_addr_len(&dest->addr)) < 0)
 		return;		/* the peer asks again with its next datagram */
 }
 

@@ -301,8 +301,6 @@ void rs_free_resources(struct rsocket *rs);
 int rs_send_ctrl(struct rsocket *rs, uint32_t ctrl);
 /* Wait until every posted send has completed. */
 int rs_drain_sends(struct rsocket *rs);
-/* Reap the CQ without blocking (credits and SGL updates go out). */
-int rs_process_cq(struct rsocket *rs);
 /* poll(2) events the stream socket has now. */
 short rs_stream_poll(struct rsocket *rs, short events);
 
