@@ -31,21 +31,29 @@ struct chardev {
 #include <netlink/netlink.h>
 #include <rdma/rdma_netlink.h>
 
-static struct nla_policy chardev_policy[RDMA_NLDEV_ATTR_MAX] = {
-	[RDMA_NLDEV_ATTR_CHARDEV] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_CHARDEV_ABI] = { .type = NLA_U64 },
-	[RDMA_NLDEV_ATTR_CHARDEV_NAME] = { .type = NLA_NUL_STRING },
-};
+/* The attributes are checked here rather than by an nla_policy: a policy
+ * array indexed by attribute type cost more .data than these lines cost
+ * code.  nlmsg_parse skips attributes above maxtype. */
+static bool nl_u64_valid(const struct nlattr *attr)
+{
+	return attr && nla_len(attr) >= (int)sizeof(uint64_t);
+}
+
+static bool nl_string_valid(const struct nlattr *attr)
+{
+	return attr && nla_len(attr) > 0 && !((const char *)nla_data(attr))[nla_len(attr) - 1];
+}
 
 static int on_chardev(struct nl_msg *msg, void *arg)
 {
-	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nlattr *tb[RDMA_NLDEV_ATTR_CHARDEV + 1];
 	struct chardev *cdev = arg;
 	uint64_t devnum;
 
-	if (nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_MAX - 1, chardev_policy) ||
-	    !tb[RDMA_NLDEV_ATTR_CHARDEV] || !tb[RDMA_NLDEV_ATTR_CHARDEV_ABI] ||
-	    !tb[RDMA_NLDEV_ATTR_CHARDEV_NAME])
+	if (nlmsg_parse(nlmsg_hdr(msg), 0, tb, RDMA_NLDEV_ATTR_CHARDEV, NULL) ||
+	    !nl_u64_valid(tb[RDMA_NLDEV_ATTR_CHARDEV]) ||
+	    !nl_u64_valid(tb[RDMA_NLDEV_ATTR_CHARDEV_ABI]) ||
+	    !nl_string_valid(tb[RDMA_NLDEV_ATTR_CHARDEV_NAME]))
 		return NL_SKIP;
 	if (nla_strlcpy(cdev->name, tb[RDMA_NLDEV_ATTR_CHARDEV_NAME], sizeof(cdev->name)) >=
 	    sizeof(cdev->name))

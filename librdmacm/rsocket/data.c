@@ -303,7 +303,8 @@ static int rs_poll_cq(struct rsocket *rs)
 	return 0;
 }
 
-int rs_process_cq(struct rsocket *rs)
+/* Reap the CQ without blocking (credits and SGL updates go out). */
+static int rs_process_cq(struct rsocket *rs)
 {
 	int ret;
 

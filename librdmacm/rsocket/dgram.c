@@ -4,9 +4,10 @@
  * socket; data goes as UD SENDs from a QP per local address to the QP
  * each destination told us about over that UDP socket (dgram_svc.c).
  * Until a destination has answered, datagrams go to it over UDP with the
- * resolution header and its service delivers them.  This file: addresses,
- * the socket, its QPs, destinations and address handles; dgram_data.c the
- * data path.
+ * resolution header and its service delivers them.  This file, off the
+ * data path (compiled for size): the socket, its QPs, new destinations and
+ * address handles; dgram_data.c the data path, the destination lookup
+ * included.
  */
 #include "dgram.h"
 
@@ -22,52 +23,6 @@
 #define DS_RESOLVE_MS	2000
 
 /* ---- addresses ---- */
-
-int ds_addr_key(const struct sockaddr *sa, socklen_t len, union ds_addr *key)
-{
-	memset(key, 0, sizeof(*key));
-	if (!sa || len < sizeof(sa->sa_family))
-		return EINVAL;
-	switch (sa->sa_family) {
-	case AF_INET: {
-		const struct sockaddr_in *sin = (const void *)sa;
-
-		if (len < sizeof(*sin))
-			return EINVAL;
-		key->sin.sin_family = AF_INET;
-		key->sin.sin_port = sin->sin_port;
-		key->sin.sin_addr = sin->sin_addr;
-		return 0;
-	}
-	case AF_INET6: {
-		const struct sockaddr_in6 *sin6 = (const void *)sa;
-
-		if (len < sizeof(*sin6))
-			return EINVAL;
-		key->sin6.sin6_family = AF_INET6;
-		key->sin6.sin6_port = sin6->sin6_port;
-		key->sin6.sin6_addr = sin6->sin6_addr;
-		key->sin6.sin6_scope_id = sin6->sin6_scope_id;
-		return 0;
-	}
-	default:
-		return EAFNOSUPPORT;
-	}
-}
-
-socklen_t ds_addr_len(const union ds_addr *addr)
-{
-	return addr->sa.sa_family == AF_INET ? sizeof(addr->sin) : sizeof(addr->sin6);
-}
-
-static int ds_addr_cmp(const void *a, const void *b)
-{
-	const union ds_addr *x = a, *y = b;
-
-	if (x->sa.sa_family != y->sa.sa_family)
-		return x->sa.sa_family < y->sa.sa_family ? -1 : 1;
-	return memcmp(x, y, ds_addr_len(x));
-}
 
 static bool ds_same_host(const union ds_addr *a, const union ds_addr *b)
 {
@@ -309,34 +264,24 @@ static int ds_find_qp(struct rsocket *rs, const union ds_addr *dst, struct ds_qp
 	return ds_create_qp(rs, &src, out);
 }
 
-/* The entry of addr (a key from ds_addr_key), made with a QP the first time. */
-int ds_get_dest(struct rsocket *rs, const union ds_addr *addr, struct ds_dest **out)
+/* A new entry for addr, with a QP the first time its source is seen;
+ * ds->lock held (ds_get_dest's miss). */
+int ds_add_dest(struct rsocket *rs, const union ds_addr *addr, struct ds_dest **out)
 {
-	struct rs_dgram *ds = rs->ds;
-	struct ds_dest *dest, **node;
-	int ret = 0;
+	struct ds_dest *dest;
+	int ret;
 
-	pthread_mutex_lock(&ds->lock);
-	node = tfind(addr, &ds->dests, ds_addr_cmp);
-	if (node) {
-		*out = *node;
-		goto out;
-	}
 	dest = calloc(1, sizeof(*dest));
-	if (!dest) {
-		ret = ENOMEM;
-		goto out;
-	}
+	if (!dest)
+		return ENOMEM;
 	dest->addr = *addr;
 	ret = ds_find_qp(rs, addr, &dest->qp);
-	if (!ret && !tsearch(dest, &ds->dests, ds_addr_cmp))
+	if (!ret && !tsearch(dest, &rs->ds->dests, ds_addr_cmp))
 		ret = ENOMEM;
 	if (ret)
 		free(dest);
 	else
 		*out = dest;
-out:
-	pthread_mutex_unlock(&ds->lock);
 	return ret;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the datagram rsocket files share (WIRE.md part B): dgram.c has the
- * socket, its UD QPs, destinations and address handles; dgram_data.c the
- * data path; dgram_svc.c the UDP service thread that answers the
+ * socket, its UD QPs, new destinations and address handles; dgram_data.c
+ * the data path and the destination lookup; dgram_svc.c the UDP service thread that answers the
  * resolution protocol.
  *
  * Locks, in this order: the service's lock (held while it handles a
@@ -108,14 +108,16 @@ struct rs_dgram {
 };
 
 /* dgram.c */
+int ds_add_dest(struct rsocket *rs, const union ds_addr *addr, struct ds_dest **out);
+struct ibv_ah *ds_create_ah(struct ds_qp *qp, const union ds_addr *dst);
+
+/* dgram_data.c */
 /* An address as the destination table keys it (family, port, address,
  * IPv6 scope); EINVAL/EAFNOSUPPORT for what is not IPv4/IPv6. */
 int ds_addr_key(const struct sockaddr *sa, socklen_t len, union ds_addr *key);
 socklen_t ds_addr_len(const union ds_addr *addr);
+int ds_addr_cmp(const void *a, const void *b);	/* of keys, for tsearch */
 int ds_get_dest(struct rsocket *rs, const union ds_addr *addr, struct ds_dest **out);
-struct ibv_ah *ds_create_ah(struct ds_qp *qp, const union ds_addr *dst);
-
-/* dgram_data.c */
 void ds_header_fill(struct ds_header *hdr, const union ds_addr *addr);
 uint8_t ds_udp_header_len(const struct ds_qp *qp);
 void ds_udp_header_fill(const struct ds_qp *qp, uint8_t op, struct ds_udp_header *hdr);

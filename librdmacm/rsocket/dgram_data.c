@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The datagram data path (WIRE.md B.1, B.4): the 8/24-byte header of UD
+ * The datagram data path (WIRE.md B.1, B.4): destination lookup, the
+ * 8/24-byte header of UD
  * messages, completions and the one sleeper on the CQ channels, UD sends
  * from 2048-byte slots (over UDP until the peer's QPN is known), the queue
  * of received messages and readiness for rpoll.
@@ -9,11 +10,77 @@
 
 #include <arpa/inet.h>
 #include <poll.h>
+#include <search.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/epoll.h>
 
 #define DS_WR_SEND	(1ULL << 63)	/* wr_id of sends; receives: the slot */
+
+/* ---- addresses and destinations ---- */
+
+int ds_addr_key(const struct sockaddr *sa, socklen_t len, union ds_addr *key)
+{
+	memset(key, 0, sizeof(*key));
+	if (!sa || len < sizeof(sa->sa_family))
+		return EINVAL;
+	switch (sa->sa_family) {
+	case AF_INET: {
+		const struct sockaddr_in *sin = (const void *)sa;
+
+		if (len < sizeof(*sin))
+			return EINVAL;
+		key->sin.sin_family = AF_INET;
+		key->sin.sin_port = sin->sin_port;
+		key->sin.sin_addr = sin->sin_addr;
+		return 0;
+	}
+	case AF_INET6: {
+		const struct sockaddr_in6 *sin6 = (const void *)sa;
+
+		if (len < sizeof(*sin6))
+			return EINVAL;
+		key->sin6.sin6_family = AF_INET6;
+		key->sin6.sin6_port = sin6->sin6_port;
+		key->sin6.sin6_addr = sin6->sin6_addr;
+		key->sin6.sin6_scope_id = sin6->sin6_scope_id;
+		return 0;
+	}
+	default:
+		return EAFNOSUPPORT;
+	}
+}
+
+socklen_t ds_addr_len(const union ds_addr *addr)
+{
+	return addr->sa.sa_family == AF_INET ? sizeof(addr->sin) : sizeof(addr->sin6);
+}
+
+int ds_addr_cmp(const void *a, const void *b)
+{
+	const union ds_addr *x = a, *y = b;
+
+	if (x->sa.sa_family != y->sa.sa_family)
+		return x->sa.sa_family < y->sa.sa_family ? -1 : 1;
+	return memcmp(x, y, ds_addr_len(x));
+}
+
+/* The entry of addr (a key from ds_addr_key), made the first time. */
+int ds_get_dest(struct rsocket *rs, const union ds_addr *addr, struct ds_dest **out)
+{
+	struct rs_dgram *ds = rs->ds;
+	struct ds_dest **node;
+	int ret = 0;
+
+	pthread_mutex_lock(&ds->lock);
+	node = tfind(addr, &ds->dests, ds_addr_cmp);
+	if (node)
+		*out = *node;
+	else
+		ret = ds_add_dest(rs, addr, out);
+	pthread_mutex_unlock(&ds->lock);
+	return ret;
+}
 
 void ds_header_fill(struct ds_header *hdr, const union ds_addr *addr)
 {

@@ -22,21 +22,21 @@ static struct {
 	int count;
 	int cap;
 	unsigned int gen;		/* changes with the set */
-	int wake_fd;			/* eventfd: the set changed */
 	bool running;
 	bool stop;
 	pthread_t thread;
 } svc = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.life = PTHREAD_MUTEX_INITIALIZER,
-	.wake_fd = -1,
 };
+/* Outside svc, whose zero initializer keeps it out of the file (.bss). */
+static int svc_wake_fd = -1;		/* eventfd: the set changed */
 
 static void svc_wake(void)
 {
 	uint64_t one = 1;
 
-	if (write(svc.wake_fd, &one, sizeof(one)) < 0)
+	if (write(svc_wake_fd, &one, sizeof(one)) < 0)
 		return;		/* already signalled */
 }
 
@@ -44,7 +44,7 @@ static void svc_drain_wake(void)
 {
 	uint64_t count;
 
-	if (read(svc.wake_fd, &count, sizeof(count)) < 0)
+	if (read(svc_wake_fd, &count, sizeof(count)) < 0)
 		return;		/* another look found it empty */
 }
 
@@ -67,8 +67,7 @@ static void svc_reply(struct rsocket *rs, const struct ds_dest *dest)
 
 	ds_udp_header_fill(dest->qp, DS_UDP_OP_CTRL, &hdr);
 	if (sendto(rs->number, &hdr, hdr.length, MSG_DONTWAIT, &dest->addr.sa,
-		   dest->addr.sa.sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-							 sizeof(struct sockaddr_in6)) < 0)
+		   ds_addr_len(&dest->addr)) < 0)
 		return;		/* the peer asks again with its next datagram */
 }
 
@@ -146,7 +145,7 @@ static struct pollfd *svc_poll_set(struct pollfd *fds, int *nfds)
 		*nfds = 1;	/* only the wake-up, until the set changes */
 		return fds;
 	}
-	grown[0] = (struct pollfd){ .fd = svc.wake_fd, .events = POLLIN };
+	grown[0] = (struct pollfd){ .fd = svc_wake_fd, .events = POLLIN };
 	for (i = 0; i < svc.count; i++)
 		grown[i + 1] = (struct pollfd){ .fd = svc.socks[i]->number, .events = POLLIN };
 	*nfds = svc.count + 1;
@@ -155,7 +154,7 @@ static struct pollfd *svc_poll_set(struct pollfd *fds, int *nfds)
 
 static void *svc_run(void *arg)
 {
-	struct pollfd *fds = NULL, wake = { .fd = svc.wake_fd, .events = POLLIN };
+	struct pollfd *fds = NULL, wake = { .fd = svc_wake_fd, .events = POLLIN };
 	unsigned int gen;
 	int nfds = 0, i;
 
@@ -190,9 +189,9 @@ static int svc_start(void)
 	sigset_t all, old;
 	int ret;
 
-	if (svc.wake_fd < 0) {
-		svc.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (svc.wake_fd < 0)
+	if (svc_wake_fd < 0) {
+		svc_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (svc_wake_fd < 0)
 			return errno;
 	}
 	/* signals are for the application's threads */

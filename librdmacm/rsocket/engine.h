@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the stream engine's files (resources.c data.c iomap.c poll.c)
+ * What the stream engine's files (resources.c data.c iomap*.c poll.c)
  * share beyond rs.h.
  */
 #ifndef OPENVERBS_RSOCKET_ENGINE_H
@@ -78,8 +78,24 @@ int rs_copy_to_sbuf(struct rsocket *rs, const void *src, uint32_t len, struct ib
 void rs_sge_to_peer(const struct rsocket *rs, struct rs_sge *sge);
 void rs_iomap_to_peer(const struct rsocket *rs, struct rs_iomap *entry);
 
+/* iomap_reg.c, iomap.c: a riomap() registration, in the socket's list
+ * of published ones or its queue to publish (map_lock). */
+struct rs_iomap_mr {
+	struct rs_iomap_mr *next;
+	struct ibv_mr *mr;
+	uint64_t offset;
+	int index;			/* in the peer's table; -1: not published */
+};
+
+static inline void rs_push(struct rs_iomap_mr **list, struct rs_iomap_mr *m)
+{
+	m->next = *list;
+	*list = m;
+}
+
 /* iomap.c */
 int rs_send_iomaps(struct rsocket *rs, int flags);
+/* iomap_reg.c */
 void rs_iomap_free_all(struct rsocket *rs);
 
 #endif

@@ -13,9 +13,9 @@
  *
  * Owners: index.c config.c socket.c options.c close.c: the socket layer
  * (numbers, the CM side of connection setup, options, shutdown/close);
- * wire.c resources.c data.c iomap.c poll.c: the stream engine (buffers,
- * the private data, the RC message protocol, rpoll/rselect); dgram.c:
- * datagram sockets.
+ * wire.c resources.c data.c iomap.c iomap_reg.c poll.c: the stream
+ * engine (buffers, the private data, the RC message protocol,
+ * rpoll/rselect); dgram*.c: datagram sockets.
  */
 #ifndef OPENVERBS_RSOCKET_RS_H
 #define OPENVERBS_RSOCKET_RS_H
@@ -144,7 +144,7 @@ struct rs_rmsg {
 	uint32_t data;
 };
 
-/* An iomap registration (iomap.c). */
+/* An iomap registration (engine.h). */
 struct rs_iomap_mr;
 
 struct rs_dgram;
@@ -204,7 +204,7 @@ struct rsocket {
 	int accept_fd;
 	int stop_fd;
 
-	/* ---- stream: the engine (wire.c resources.c data.c iomap.c) ---- */
+	/* ---- stream: the engine (wire.c resources.c data.c iomap*.c) ---- */
 	bool iwarp;			/* messages as 4-byte SENDs */
 	bool swap_sgl;			/* the peer's byte order differs */
 	struct ibv_comp_channel *cq_channel;
@@ -301,8 +301,6 @@ void rs_free_resources(struct rsocket *rs);
 int rs_send_ctrl(struct rsocket *rs, uint32_t ctrl);
 /* Wait until every posted send has completed. */
 int rs_drain_sends(struct rsocket *rs);
-/* Reap the CQ without blocking (credits and SGL updates go out). */
-int rs_process_cq(struct rsocket *rs);
 /* poll(2) events the stream socket has now. */
 short rs_stream_poll(struct rsocket *rs, short events);
 
