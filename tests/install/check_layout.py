@@ -94,7 +94,7 @@ def read_intended(path):
                 errors.append(f'{path}:{number}: want "- PATTERN  # reason" or '
                               f'"+ PATTERN  # reason": {line}')
                 continue
-            rules.append((m.group(1), m.group(2), m.group(3), number))
+            rules.append((m.group(1), m.group(2), m.group(3), f'{os.path.basename(path)}:{number}'))
     return rules, errors
 
 
@@ -115,7 +115,7 @@ def compare_lists(ours, reference, rules):
     for sign, pattern, reason, number in rules:
         if number not in used:
             failures += 1
-            print(f'FAIL intended difference at line {number} matches nothing any more '
+            print(f'FAIL intended difference at {number} matches nothing any more '
                   f'(remove it): {sign} {pattern}')
     return failures
 
@@ -177,7 +177,8 @@ def main():
     ap.add_argument('--build', required=True)
     ap.add_argument('--dest', required=True, help='staging directory (emptied)')
     ap.add_argument('--reference', required=True, help='fetch.sh DEST (with root/ and lists/)')
-    ap.add_argument('--intended', required=True)
+    ap.add_argument('--intended', nargs='+', required=True,
+                    help='files of intended differences (the tools have their own)')
     ap.add_argument('--packages', nargs='+', required=True)
     ap.add_argument('--libraries', nargs='+', required=True, help='sonames to compare')
     ap.add_argument('--pkgconfig', nargs='+', required=True, help='.pc names to compare')
@@ -188,7 +189,11 @@ def main():
     env = stage(args.stage_sh, args.build, args.dest)
     prefix = os.path.relpath(env['STAGE_PREFIX'], env['STAGE_ROOT'])
     prefix = '' if prefix == '.' else '/' + prefix
-    rules, failures = read_intended(args.intended)
+    rules, failures = [], []
+    for path in args.intended:
+        file_rules, file_failures = read_intended(path)
+        rules += file_rules
+        failures += file_failures
     for e in failures:
         print('FAIL', e)
     failures = len(failures)
