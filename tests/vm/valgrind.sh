@@ -13,6 +13,9 @@
 # prints and compares payloads that RDMA reads and receives put in its
 # buffers, which memcheck cannot see being written, whichever libraries
 # run.)
+# pair.sh reads PAIR_TIMEOUT once, when sourced: a memcheck'd server on a
+# busy host needs far more than its default 60 s
+export PAIR_TIMEOUT=240
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
@@ -34,11 +37,11 @@ for mode in auto write; do
     fi
 done
 
-PAIR_TIMEOUT=240 PAIR_LISTEN_SECONDS=120 pair "ibv_rc_pingpong under memcheck" '[0-9]+ bytes in [0-9.]+ seconds' \
+PAIR_LISTEN_SECONDS=120 pair "ibv_rc_pingpong under memcheck" '[0-9]+ bytes in [0-9.]+ seconds' \
     "${vg[@]}" ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c -n 5 -e -- \
     "${vg[@]}" ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c -n 5 -e 127.0.0.1 ||
     grep -h '^==' "$pair_last".srv "$pair_last".cli
-PAIR_WAIT=cm PAIR_TIMEOUT=240 PAIR_LISTEN_SECONDS=120 pair "ucmatose under memcheck" 'test complete' \
+PAIR_WAIT=cm PAIR_LISTEN_SECONDS=120 pair "ucmatose under memcheck" 'test complete' \
     "${vg[@]}" ucmatose -b "$RDMAVM_RXE_IP" -c 2 -C 5 -- \
     "${vg[@]}" ucmatose -s "$RDMAVM_RXE_IP" -c 2 -C 5 ||
     grep -h '^==' "$pair_last".srv "$pair_last".cli
