@@ -147,19 +147,21 @@ start_watcher() {
     watchers+=("$!:$side:$tools:$device")
     echo "watching $device: $prog on the $side libraries (pid $!)"
 }
-# Waits up to 60 s until every watcher's output has a line matching RE.
+# Waits up to 60 s until every watcher's output has a line containing
+# TEXT; bash alone reads the files (a process costs ~0.1 s under TCG).
 wait_lines() {
-    local re=$1 w tools device i
-    for ((i = 0; i < 600; i++)); do
-        sleep 0.1
+    local text=$1 w tools device lines deadline=$((SECONDS + 60))
+    while ((SECONDS < deadline)); do
+        sleep 0.2
         for w in "${watchers[@]}"; do
             IFS=: read -r _ _ tools device <<< "$w"
-            grep -q "$re" "$out/async.$tools.$device" || continue 2
+            mapfile -t lines < "$out/async.$tools.$device"
+            [[ "${lines[*]}" == *"$text"* ]] || continue 2
         done
         return 0
     done
     for w in "${watchers[@]}"; do IFS=: read -r _ _ tools device <<< "$w"; cat "$out/async.$tools.$device"; done
-    fail "not every ibv_asyncwatch printed '$re' within 60 s"
+    fail "not every ibv_asyncwatch printed '$text' within 60 s"
 }
 for device in "$dev" "$siw"; do
     start_watcher reference upstream "$device"
@@ -182,9 +184,12 @@ wait_lines 'IBV_EVENT_PORT_ACTIVE'
 sleep 1 # for any later event (GID changes), which both must print too
 for w in "${watchers[@]}"; do kill -KILL "${w%%:*}"; done
 wait 2> /dev/null
+# The descriptor number in the first line is the library's: ours holds
+# one more descriptor open than upstream's, so it is not compared.
 for device in "$dev" "$siw"; do
-    if diff -u --label upstream --label ours "$out/async.upstream.$device" "$out/async.ours.$device"; then
-        echo "ok ibv_asyncwatch -d $device: identical"
+    if diff -u --label upstream --label ours <(sed '1s/FD [0-9]*$/FD N/' "$out/async.upstream.$device") \
+            <(sed '1s/FD [0-9]*$/FD N/' "$out/async.ours.$device"); then
+        echo "ok ibv_asyncwatch -d $device: identical but for the FD number"
         sed 's/^/  /' "$out/async.ours.$device"
     else
         failed=1; echo "FAIL ibv_asyncwatch -d $device: output differs"
