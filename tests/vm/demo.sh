@@ -17,8 +17,8 @@ devices() {
 }
 
 devinfo() {
-    heading "upstream's ibv_devinfo on our libibverbs (the loader's log proves which)"
-    run_on ours ibv_devinfo -d "$RDMAVM_RXE_DEV"
+    heading "our ibv_devinfo on our libibverbs (the loader's log proves which library)"
+    VM_TOOLS=ours run_on ours bash -c 'echo "ibv_devinfo is $(type -P ibv_devinfo)"; ibv_devinfo -d "$1"' - "$RDMAVM_RXE_DEV"
 }
 
 rc_pingpong() {

@@ -22,6 +22,35 @@ static void usage(const char *argv0)
 	       "  -h, --help             print this help and exit\n", argv0);
 }
 
+/* The enumerator's own name, not ibv_event_type_str()'s words: that is
+ * what upstream's ibv_asyncwatch prints. */
+static const char *event_name(enum ibv_event_type type)
+{
+	switch (type) {
+	case IBV_EVENT_CQ_ERR: return "IBV_EVENT_CQ_ERR";
+	case IBV_EVENT_QP_FATAL: return "IBV_EVENT_QP_FATAL";
+	case IBV_EVENT_QP_REQ_ERR: return "IBV_EVENT_QP_REQ_ERR";
+	case IBV_EVENT_QP_ACCESS_ERR: return "IBV_EVENT_QP_ACCESS_ERR";
+	case IBV_EVENT_COMM_EST: return "IBV_EVENT_COMM_EST";
+	case IBV_EVENT_SQ_DRAINED: return "IBV_EVENT_SQ_DRAINED";
+	case IBV_EVENT_PATH_MIG: return "IBV_EVENT_PATH_MIG";
+	case IBV_EVENT_PATH_MIG_ERR: return "IBV_EVENT_PATH_MIG_ERR";
+	case IBV_EVENT_DEVICE_FATAL: return "IBV_EVENT_DEVICE_FATAL";
+	case IBV_EVENT_PORT_ACTIVE: return "IBV_EVENT_PORT_ACTIVE";
+	case IBV_EVENT_PORT_ERR: return "IBV_EVENT_PORT_ERR";
+	case IBV_EVENT_LID_CHANGE: return "IBV_EVENT_LID_CHANGE";
+	case IBV_EVENT_PKEY_CHANGE: return "IBV_EVENT_PKEY_CHANGE";
+	case IBV_EVENT_SM_CHANGE: return "IBV_EVENT_SM_CHANGE";
+	case IBV_EVENT_SRQ_ERR: return "IBV_EVENT_SRQ_ERR";
+	case IBV_EVENT_SRQ_LIMIT_REACHED: return "IBV_EVENT_SRQ_LIMIT_REACHED";
+	case IBV_EVENT_QP_LAST_WQE_REACHED: return "IBV_EVENT_QP_LAST_WQE_REACHED";
+	case IBV_EVENT_CLIENT_REREGISTER: return "IBV_EVENT_CLIENT_REREGISTER";
+	case IBV_EVENT_GID_CHANGE: return "IBV_EVENT_GID_CHANGE";
+	case IBV_EVENT_WQ_FATAL: return "IBV_EVENT_WQ_FATAL";
+	default: return "unknown";
+	}
+}
+
 static bool is_port_event(enum ibv_event_type type)
 {
 	switch (type) {
@@ -48,7 +77,7 @@ static int watch(struct ibv_context *context)
 	       context->async_fd);
 	fflush(stdout);
 	while (!ibv_get_async_event(context, &event)) {
-		printf("  event_type %s (%d), ", ibv_event_type_str(event.event_type),
+		printf("  event_type %s (%d), ", event_name(event.event_type),
 		       event.event_type);
 		if (is_port_event(event.event_type))
 			printf("port %d\n", event.element.port_num);
