@@ -147,11 +147,11 @@ PAIR_TOOLS=ours pair "our $prog against ours" "$done_line" \
 mixed_srv=() mixed_cli=()
 [ "$type" = rc ] && mixed_srv=(-e -N) mixed_cli=(-N)
 PAIR_SERVER_TOOLS=ours PAIR_SERVER_SIDE=ours PAIR_CLIENT_TOOLS=upstream PAIR_CLIENT_SIDE=reference \
-    pair "our $prog server ${mixed_srv[*]}, upstream's client" "$done_line" \
+    pair "our $prog server${mixed_srv[*]:+ ${mixed_srv[*]}}, upstream's client" "$done_line" \
     "$prog" "${dev[@]}" "${iters[@]}" "${mixed_srv[@]}" -- \
     "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
 PAIR_SERVER_TOOLS=upstream PAIR_SERVER_SIDE=reference PAIR_CLIENT_TOOLS=ours PAIR_CLIENT_SIDE=ours \
-    pair "upstream's $prog server, our client ${mixed_cli[*]}" "$done_line" \
+    pair "upstream's $prog server, our client${mixed_cli[*]:+ ${mixed_cli[*]}}" "$done_line" \
     "$prog" "${dev[@]}" "${iters[@]}" -- \
     "$prog" "${dev[@]}" "${iters[@]}" "${mixed_cli[@]}" 127.0.0.1 && check_data
 pair_summary
