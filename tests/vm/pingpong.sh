@@ -13,9 +13,10 @@
 # through write() and forced through ioctl() (OPENVERBS_CMD_MODE), under
 # strace to show that each side used that transport.
 # With --edges, instead: what must fail fails as upstream's does (same
-# exit status, same output but for QPNs and PSNs): bad arguments, each
-# program on siw0 (iWARP QPs only connect through rdma_cm, so no
-# ping-pong can bring one to RTS) and ibv_xsrq_pingpong without XRC.
+# exit status, same output but for QPNs and PSNs): bad arguments, what
+# rxe0 lacks (ODP, time stamps, device memory, XRC), and siw0, where no
+# ping-pong runs (iWARP QPs only connect through rdma_cm, so none reaches
+# RTS; siw has no UD or UC QPs).
 #     pingpong.sh [--cmd-modes] TYPE | pingpong.sh --edges
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
@@ -35,14 +36,15 @@ check_data() {
 # Our program and upstream's, each on its own libraries, with the same
 # arguments: exit status and output must match (QPNs and PSNs masked,
 # and the program's path).  All runs of one side share one loader trace,
-# checked once at the end.
+# checked once at the end.  The timeout only catches a hang: on a loaded
+# host one start of a program has taken over 20 s.
 edge_failed=0
 ours_ld=$(mktemp -d /tmp/edges-ours.XXXXXX)
 reference_ld=$(mktemp -d /tmp/edges-reference.XXXXXX)
 edge_run() {
     local side=$1 dir=$2 prog=$3
     shift 3
-    ( use_libs "$side" && traced_run "$dir" timeout 20 "$prog" "$@" ) < /dev/null 2>&1 |
+    ( use_libs "$side" && traced_run "$dir" timeout 60 "$prog" "$@" ) < /dev/null 2>&1 |
         sed -E "s|$prog|PROG|g; s/(QPN|PSN) 0x[0-9a-f]+/\1 x/g"
     return "${PIPESTATUS[0]}"
 }
@@ -87,27 +89,30 @@ if [ "$1" = --edges ]; then
     heading "siw0"
     same_as_upstream ibv_xsrq_pingpong -d "$RDMAVM_SIW_DEV" -g 0
     same_as_upstream ibv_ud_pingpong -d "$RDMAVM_SIW_DEV" -g 0 127.0.0.1
-    echo "siw0: iWARP QPs reach RTS only through rdma_cm's connection, which no ping-pong makes: upstream's server fails at RTS, and ours must fail the same way (no data moves on siw0)"
-    for type in rc uc srq; do
-        PAIR_SERVER_GRACE=3 PAIR_SIDE=reference PAIR_TOOLS=upstream pair "upstream's ibv_${type}_pingpong on siw0" "$done_line" \
-            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 -- \
-            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 127.0.0.1 > /dev/null
-        theirs=$(sed -E 's/(QPN|PSN) 0x[0-9a-f]+/\1 x/g' "$pair_last.srv")
-        PAIR_SERVER_GRACE=3 PAIR_TOOLS=ours pair "our ibv_${type}_pingpong on siw0" "$done_line" \
-            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 -- \
-            "ibv_${type}_pingpong" -d "$RDMAVM_SIW_DEV" -g 0 -n 5 127.0.0.1 > /dev/null
-        ours=$(sed -E 's/(QPN|PSN) 0x[0-9a-f]+/\1 x/g' "$pair_last.srv")
-        if [ "$ours" = "$theirs" ] && [ "$pair_why_exit" = 1 ]; then
-            echo "ok ibv_${type}_pingpong on siw0 fails as upstream's: $(head -n 1 <<< "$ours")"
-        else
-            edge_failed=$((edge_failed + 1))
-            echo "FAIL ibv_${type}_pingpong on siw0: ours and upstream's servers differ (or ours did not fail on its exit status alone: $pair_why)"
-            diff <(echo "$theirs") <(echo "$ours")
-        fi
-    done
+    same_as_upstream ibv_uc_pingpong -d "$RDMAVM_SIW_DEV" -g 0
+    echo "siw0: iWARP QPs reach RTS only through rdma_cm's connection, which no ping-pong makes: upstream's rc server fails at RTS, and ours must fail the same way (no data moves on siw0)"
+    PAIR_SERVER_GRACE=3 PAIR_SIDE=reference PAIR_TOOLS=upstream pair "upstream's ibv_rc_pingpong on siw0" "$done_line" \
+        ibv_rc_pingpong -d "$RDMAVM_SIW_DEV" -g 0 -n 5 -- \
+        ibv_rc_pingpong -d "$RDMAVM_SIW_DEV" -g 0 -n 5 127.0.0.1 > /dev/null
+    theirs=$(sed -E 's/(QPN|PSN) 0x[0-9a-f]+/\1 x/g' "$pair_last.srv")
+    PAIR_SERVER_GRACE=3 PAIR_TOOLS=ours pair "our ibv_rc_pingpong on siw0" "$done_line" \
+        ibv_rc_pingpong -d "$RDMAVM_SIW_DEV" -g 0 -n 5 -- \
+        ibv_rc_pingpong -d "$RDMAVM_SIW_DEV" -g 0 -n 5 127.0.0.1 > /dev/null
+    ours=$(sed -E 's/(QPN|PSN) 0x[0-9a-f]+/\1 x/g' "$pair_last.srv")
+    if [ "$ours" = "$theirs" ] && [ "$pair_why_exit" = 1 ]; then
+        echo "ok ibv_rc_pingpong on siw0 fails as upstream's: $(head -n 1 <<< "$ours")"
+    else
+        edge_failed=$((edge_failed + 1))
+        echo "FAIL ibv_rc_pingpong on siw0: ours and upstream's servers differ (or ours did not fail on its exit status alone: $pair_why)"
+        diff <(echo "$theirs") <(echo "$ours")
+    fi
+    echo "skipped: ibv_srq_pingpong on siw0, the same failure at RTS as rc's, for 16 QPs (too slow a pair to say nothing new)"
     heading "libraries"
-    check_loaded ours "$ours_ld" || fail "our programs did not run on our libraries"
-    check_loaded reference "$reference_ld" || fail "upstream's programs did not run on upstream's libraries"
+    # the providers each library loaded, as pair() does, go unlisted
+    libs=$(check_loaded ours "$ours_ld") || { echo "$libs"; fail "our programs did not run on our libraries"; }
+    grep -v '^  provider: ' <<< "$libs"
+    libs=$(check_loaded reference "$reference_ld") || { echo "$libs"; fail "upstream's programs did not run on upstream's libraries"; }
+    grep -v '^  provider: ' <<< "$libs"
     [ $edge_failed = 0 ] || fail "$edge_failed case(s) differ from upstream's"
     echo "all cases as upstream's"
     exit
@@ -146,11 +151,11 @@ PAIR_TOOLS=ours pair "our $prog against ours" "$done_line" \
 mixed_srv=() mixed_cli=()
 [ "$type" = rc ] && mixed_srv=(-e -N) mixed_cli=(-N)
 PAIR_SERVER_TOOLS=ours PAIR_SERVER_SIDE=ours PAIR_CLIENT_TOOLS=upstream PAIR_CLIENT_SIDE=reference \
-    pair "our $prog server ${mixed_srv[*]}, upstream's client" "$done_line" \
+    pair "our $prog server${mixed_srv[*]:+ ${mixed_srv[*]}}, upstream's client" "$done_line" \
     "$prog" "${dev[@]}" "${iters[@]}" "${mixed_srv[@]}" -- \
     "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
 PAIR_SERVER_TOOLS=upstream PAIR_SERVER_SIDE=reference PAIR_CLIENT_TOOLS=ours PAIR_CLIENT_SIDE=ours \
-    pair "upstream's $prog server, our client ${mixed_cli[*]}" "$done_line" \
+    pair "upstream's $prog server, our client${mixed_cli[*]:+ ${mixed_cli[*]}}" "$done_line" \
     "$prog" "${dev[@]}" "${iters[@]}" -- \
     "$prog" "${dev[@]}" "${iters[@]}" "${mixed_cli[@]}" 127.0.0.1 && check_data
 pair_summary
