@@ -93,10 +93,14 @@ compare() {
     fi
 }
 
+# Plugin mode (plugins.sh) judges our core under upstream's providers
+# with upstream's tools alone; our tools are judged here, on our own.
+runs=(library)
+[ -n "${VM_PLUGINS:-}" ] || runs+=(tools)
 run_side reference reference upstream
 run_side library ours upstream
-run_side tools ours ours
-for run in library tools; do
+[ -n "${VM_PLUGINS:-}" ] || run_side tools ours ours
+for run in "${runs[@]}"; do
     for c in "${cases[@]}"; do
         read -r kind name cmd <<< "$c"
         compare "$run" "$kind" "$name" "$cmd"
@@ -104,7 +108,7 @@ for run in library tools; do
 done
 
 # The comparisons must have seen real content, not two empty outputs.
-for run in library tools; do
+for run in "${runs[@]}"; do
     grep -q "hca_id:[[:space:]]*$dev\$" "$out/devinfo-rxe0.$run.out" ||
         fail "$run: ibv_devinfo -d $dev printed no $dev block"
     grep -q 'GID\[ *[0-9]*\]:[[:space:]]*::ffff:192.0.2.1, RoCE v2' "$out/devinfo-v.$run.out" ||
@@ -116,6 +120,10 @@ for run in library tools; do
 done
 [ $failed = 0 ] || fail "ibv_devices/ibv_devinfo differ from upstream's"
 echo "ok all identical"
+if [ -n "${VM_PLUGINS:-}" ]; then
+    echo "plugin mode: our tools' own checks (--json, ibv_asyncwatch) run in the devinfo test"
+    exit 0
+fi
 
 # Ours only: --help, and --json against its schema and the text of the
 # tools run.  Absolute paths: our programs, on our libraries.
