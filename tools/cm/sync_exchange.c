@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The exchange of rdma_server/rdma_client and of rdma_xserver/rdma_xclient
- * in its RC mode: one 16-byte message from the client, one back, over the
+/* The exchange of rdma_server/rdma_client: one 16-byte message from the
+ * client, one back, over the
  * synchronous rdma_verbs.h calls (rdma_create_ep, rdma_get_request,
  * rdma_post_recv/send, rdma_get_*_comp), as upstream's programs do. */
 #include <stdio.h>
