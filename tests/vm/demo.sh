@@ -22,14 +22,14 @@ devinfo() {
 }
 
 rc_pingpong() {
-    pair "an RC ping-pong over rxe0, both sides on our libibverbs" \
+    PAIR_TOOLS=ours pair "our ibv_rc_pingpong over rxe0, both sides on our libibverbs" \
         '[0-9]+ bytes in [0-9.]+ seconds' \
         ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -n 100 -c -- \
         ibv_rc_pingpong -d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -n 100 -c 127.0.0.1
 }
 
 rdma_cm_ping() {
-    PAIR_WAIT=cm pair "rping over rdma_cm on rxe0, both sides on our librdmacm and libibverbs" \
+    PAIR_WAIT=cm PAIR_TOOLS=ours pair "our rping over rdma_cm on rxe0, both sides on our librdmacm and libibverbs" \
         'ping data: rdma-ping-9' \
         rping -s -a "$RDMAVM_RXE_IP" -C 10 -v -V -- rping -c -a "$RDMAVM_RXE_IP" -C 10 -v -V
 }
