@@ -168,16 +168,6 @@ out:
 	return ret;
 }
 
-/*
- * rdma_xserver/rdma_xclient, as upstream's pair behaves (observed on rxe):
- * the client connects without private data; the server accepts with 4
- * bytes of private data, the number of its XRC SRQ (0 over RC), and waits
- * for one 16-byte message; the client sends it inline, to that SRQ over
- * XRC, and both disconnect.  XRC uses the IB port space.  Neither rxe nor
- * siw has XRC: there the client's rdma_create_ep fails with EOPNOTSUPP and
- * the server waits for a request that never comes, as upstream's do; the
- * SRQ number's byte order (big-endian here) has never met upstream's.
- */
 /* Upstream's looks at the first letter only, in either case ("-c R",
  * "-c xr" were observed to work): so do we. */
 int xsync_connection_type(const char *arg, bool *xrc)
@@ -190,6 +180,16 @@ int xsync_connection_type(const char *arg, bool *xrc)
 	return 0;
 }
 
+/*
+ * rdma_xserver/rdma_xclient, as upstream's pair behaves (observed on rxe):
+ * the client connects without private data; the server accepts with 4
+ * bytes of private data, the number of its XRC SRQ (0 over RC), and waits
+ * for one 16-byte message; the client sends it inline, to that SRQ over
+ * XRC, and both disconnect.  XRC uses the IB port space.  Neither rxe nor
+ * siw has XRC: there the client's rdma_create_ep fails with EOPNOTSUPP and
+ * the server waits for a request that never comes, as upstream's do; the
+ * SRQ number's byte order (big-endian here) has never met upstream's.
+ */
 static struct rdma_addrinfo x_hints(bool xrc, bool server)
 {
 	if (!xrc)
