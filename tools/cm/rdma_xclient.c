@@ -1,45 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* rdma_xclient: rdma_xserver's peer; connects over RC or XRC with the
- * synchronous rdma_verbs.h calls and sends one 16-byte message (the
- * exchange is in sync_exchange.c). */
+ * synchronous rdma_verbs.h calls and sends one 16-byte message; the
+ * program is in sync_exchange.c, which rdma_xserver shares. */
 #include <stdbool.h>
-#include <stdio.h>
-#include <unistd.h>
 
 #include "sync_exchange.h"
 
-static void usage(const char *program)
-{
-	printf("usage: %s\n"
-	       "\t[-s server]\n"
-	       "\t[-p port_number]\n"
-	       "\t[-c communication type]\n"
-	       "\t    r - RC: reliable-connected (default)\n"
-	       "\t    x - XRC: extended-reliable-connected\n", program);
-}
-
 int main(int argc, char **argv)
 {
-	const char *server = "127.0.0.1", *port = "7471";
-	bool xrc = false;
-	int ch, ret;
-
-	/* upstream's ignores arguments after the options: so do we */
-	while ((ch = getopt(argc, argv, "s:p:c:")) != -1) {
-		switch (ch) {
-		case 's': server = optarg; break;
-		case 'p': port = optarg; break;
-		case 'c':
-			if (!xsync_connection_type(optarg, &xrc))
-				break;
-			/* fall through */
-		default:
-			usage(argv[0]);
-			return 1;
-		}
-	}
-	printf("%s: start\n", argv[0]);
-	ret = xsync_send(server, port, xrc);
-	printf("%s: end %d\n", argv[0], ret);
-	return ret ? 255 : 0;
+	return xsync_main(argc, argv, true);
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rdma/rdma_cma.h>
 #include <rdma/rdma_verbs.h>
@@ -120,6 +121,16 @@ static int wait_request(const char *addr, const char *port, struct rdma_addrinfo
 	return 0;
 }
 
+static void server_teardown(struct messages *m, struct rdma_cm_id *id,
+			    struct rdma_cm_id *listen_id)
+{
+	messages_teardown(m);
+	if (id)
+		rdma_destroy_ep(id);
+	if (listen_id)
+		rdma_destroy_ep(listen_id);
+}
+
 static const struct rdma_addrinfo tcp_rc = { .ai_port_space = RDMA_PS_TCP };
 
 int sync_serve(const char *addr, const char *port)
@@ -138,11 +149,7 @@ int sync_serve(const char *addr, const char *port)
 	ret = receive_message(id) || send_message(&m, id) ? -1 : 0;
 	rdma_disconnect(id);
 out:
-	messages_teardown(&m);
-	if (id)
-		rdma_destroy_ep(id);
-	if (listen_id)
-		rdma_destroy_ep(listen_id);
+	server_teardown(&m, id, listen_id);
 	return ret;
 }
 
@@ -168,18 +175,6 @@ out:
 	return ret;
 }
 
-/* Upstream's looks at the first letter only, in either case ("-c R",
- * "-c xr" were observed to work): so do we. */
-int xsync_connection_type(const char *arg, bool *xrc)
-{
-	int type = tolower((unsigned char)arg[0]);
-
-	if (type != 'r' && type != 'x')
-		return -1;
-	*xrc = type == 'x';
-	return 0;
-}
-
 /*
  * rdma_xserver/rdma_xclient, as upstream's pair behaves (observed on rxe):
  * the client connects without private data; the server accepts with 4
@@ -199,7 +194,7 @@ static struct rdma_addrinfo x_hints(bool xrc, bool server)
 				       .ai_qp_type = server ? IBV_QPT_XRC_RECV : IBV_QPT_XRC_SEND };
 }
 
-int xsync_serve(const char *port, bool xrc)
+static int xsync_serve(const char *port, bool xrc)
 {
 	struct ibv_qp_init_attr attr = {
 		.cap = { .max_send_wr = xrc ? 0 : 1, .max_recv_wr = 1,
@@ -231,15 +226,11 @@ int xsync_serve(const char *port, bool xrc)
 	ret = receive_message(id);
 	rdma_disconnect(id);
 out:
-	messages_teardown(&m);
-	if (id)
-		rdma_destroy_ep(id);
-	if (listen_id)
-		rdma_destroy_ep(listen_id);
+	server_teardown(&m, id, listen_id);
 	return ret;
 }
 
-int xsync_send(const char *server, const char *port, bool xrc)
+static int xsync_send(const char *server, const char *port, bool xrc)
 {
 	struct ibv_qp_init_attr attr = {
 		.cap = { .max_send_wr = 1, .max_recv_wr = xrc ? 0 : 1,
@@ -287,4 +278,52 @@ disconnect:
 out:
 	rdma_destroy_ep(id);
 	return ret;
+}
+
+/* Upstream's looks at the first letter only, in either case ("-c R",
+ * "-c xr" were observed to work): so do we. */
+static int connection_type(const char *arg, bool *xrc)
+{
+	int type = tolower((unsigned char)arg[0]);
+
+	if (type != 'r' && type != 'x')
+		return -1;
+	*xrc = type == 'x';
+	return 0;
+}
+
+static void x_usage(const char *program, bool client)
+{
+	printf("usage: %s\n%s"
+	       "\t[-p port_number]\n"
+	       "\t[-c communication type]\n"
+	       "\t    r - RC: reliable-connected (default)\n"
+	       "\t    x - XRC: extended-reliable-connected\n",
+	       program, client ? "\t[-s server]\n" : "");
+}
+
+int xsync_main(int argc, char **argv, bool client)
+{
+	const char *server = "127.0.0.1", *port = "7471";
+	bool xrc = false;
+	int ch, ret;
+
+	/* upstream's ignore arguments after the options: so do we */
+	while ((ch = getopt(argc, argv, client ? "s:p:c:" : "p:c:")) != -1) {
+		switch (ch) {
+		case 's': server = optarg; break;
+		case 'p': port = optarg; break;
+		case 'c':
+			if (!connection_type(optarg, &xrc))
+				break;
+			/* fall through */
+		default:
+			x_usage(argv[0], client);
+			return 1;
+		}
+	}
+	printf("%s: start\n", argv[0]);
+	ret = client ? xsync_send(server, port, xrc) : xsync_serve(port, xrc);
+	printf("%s: end %d\n", argv[0], ret);
+	return ret ? 255 : 0;
 }
