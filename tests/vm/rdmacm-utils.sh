@@ -10,16 +10,17 @@
 # 1. On our librdmacm and our libibverbs: upstream's rping (sends, RDMA
 #    reads and writes, data checked with -V) and ucmatose (several
 #    connections, sends), which judge the library; then our tools against
-#    themselves: rping, ucmatose, rdma_server/rdma_client (the
-#    rdma_verbs.h helpers), cmtime (setup and teardown, 20 at once); on
-#    rxe also our rping -q (a QP the program creates and moves through
-#    rdma_init_qp_attr and rdma_establish itself), udaddy (UD port
-#    space: address handles from the events) and mckey (multicast join
-#    and leave, UD sends to the group), and upstream's
-#    rdma_xserver/rdma_xclient (an id driven by rdma_get_request): we
-#    have no such tools yet.  iWARP has neither UD nor multicast.
+#    themselves: rping, ucmatose, rdma_server/rdma_client and
+#    rdma_xserver/rdma_xclient (the rdma_verbs.h helpers), cmtime (setup
+#    and teardown, 20 at once); on rxe also our rping -q (a QP the
+#    program creates and moves through rdma_init_qp_attr and
+#    rdma_establish itself), udaddy (UD port space: address handles from
+#    the events) and mckey (multicast join and leave, UD sends to the
+#    group).  iWARP has neither UD nor multicast.
 #    On rxe, every tool of ours given a bad option exits as upstream's
-#    does, with its usage text.
+#    does, with its usage text, and rdma_xclient -c x fails as
+#    upstream's does (neither rxe nor siw has XRC: rdma_create_ep
+#    refuses the XRC QP, EOPNOTSUPP).
 # 2. Mixed libraries: upstream's rping with our librdmacm on upstream's
 #    libibverbs (side rdmacm), and on rxe with upstream's librdmacm on our
 #    libibverbs (side verbs; siw.sh already runs those over siw0).
@@ -84,7 +85,8 @@ cmtime_pair() {
 # our usage text printed, no crash.
 bad_options() {
     local tool ours theirs out
-    for tool in rping ucmatose udaddy mckey rdma_server rdma_client cmtime; do
+    for tool in rping ucmatose udaddy mckey rdma_server rdma_client rdma_xserver rdma_xclient \
+        cmtime; do
         out=$("$vm_build/tools/$tool" -Z 2>&1)
         ours=$?
         "$vm_reference/usr/bin/$tool" -Z > /dev/null 2>&1
@@ -96,6 +98,25 @@ bad_options() {
             echo "ok $tool -Z: exit $ours as upstream's, usage printed"
         fi
     done
+}
+
+# rxe has no XRC: our rdma_xclient -c x must fail as upstream's does, in
+# rdma_create_ep with EOPNOTSUPP (exit 255), each on its own libraries.
+# No server is needed: the QP is refused before any connection.
+xrc_refused() {
+    local ours theirs out theirs_out
+    out=$(run_on ours "$vm_build/tools/rdma_xclient" -s "$ip" -c x 2>&1)
+    ours=$?
+    theirs_out=$(run_on reference "$vm_reference/usr/bin/rdma_xclient" -s "$ip" -c x 2>&1)
+    theirs=$?
+    if [ $ours != $theirs ] || ! grep -q '^rdma_create_ep: Operation not supported' <<< "$out" ||
+        ! grep -q '^rdma_create_ep: Operation not supported' <<< "$theirs_out"; then
+        pair_failed=$((pair_failed + 1))
+        echo "FAIL rdma_xclient -c x: exit $ours (upstream's: $theirs), output: $out"
+        echo "upstream's output: $theirs_out"
+    else
+        echo "ok rdma_xclient -c x: exit $ours as upstream's, rdma_create_ep: Operation not supported"
+    fi
 }
 
 if [ "$part" = ours ]; then
@@ -115,6 +136,7 @@ if [ "$part" = ours ]; then
     rping_pair
     ucmatose_pair
     rdma_server_pair
+    rdma_xserver_pair
     cmtime_pair
     if [ "$device" = rxe ]; then
         # iWARP moves a QP to RTS only inside the kernel's connect: upstream's
@@ -124,10 +146,9 @@ if [ "$part" = ours ]; then
         udaddy_pair
         mckey_pair
         unset PAIR_TOOLS
-        heading "$device ($ip): upstream's rdma_xserver/rdma_xclient on our libraries (no tool of ours)"
-        rdma_xserver_pair
         heading "bad options: our tools against upstream's"
         bad_options
+        xrc_refused
     fi
 else
     if [ "$part" = mixed ]; then
@@ -137,7 +158,7 @@ else
             heading "$device: upstream's rping, upstream's librdmacm on our libibverbs"
             PAIR_SIDE=verbs rping_pair " (side verbs)"
         fi
-        pairs=(rping_pair ucmatose_pair rdma_server_pair cmtime_pair)
+        pairs=(rping_pair ucmatose_pair rdma_server_pair rdma_xserver_pair cmtime_pair)
     else
         pairs=(udaddy_pair mckey_pair)
     fi

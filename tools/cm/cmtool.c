@@ -111,3 +111,81 @@ int cmtool_number(const char *text, int min, int *out)
 	*out = (int)value;
 	return 0;
 }
+
+int cmtool_common_option(int opt, const char *arg, struct cm_options *options)
+{
+	switch (opt) {
+	case 's': options->server = arg; return 0;
+	case 'b': options->bind_addr = arg; return 0;
+	case 'f':
+		/* getaddrinfo tells names and both IP families apart by itself */
+		if (strcmp(arg, "name") && strcmp(arg, "ip") && strcmp(arg, "ipv6")) {
+			fprintf(stderr, "Warning: unknown address format (%s)\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'c': return cmtool_number(arg, 1, &options->connections);
+	case 'C': return cmtool_number(arg, 0, &options->count);
+	case 'S': return cmtool_number(arg, 1, &options->size);
+	case 't': return cmtool_number(arg, 0, &options->tos);
+	default: return -1;
+	}
+}
+
+int cmtool_ud_node_setup(struct cmtool_ud_node *n, const char *program, int count,
+			 int size, bool post_recvs)
+{
+	struct ibv_qp_init_attr attr = {
+		.cap = { .max_send_wr = count + 1, .max_recv_wr = count + 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	size_t bytes;
+	int i;
+
+	n->slot = sizeof(struct ibv_grh) + (size_t)size;
+	bytes = n->slot * (count + 1);
+	n->pd = ibv_alloc_pd(n->id->verbs);
+	n->comp = n->pd ? ibv_create_comp_channel(n->id->verbs) : NULL;
+	n->cq = n->comp ? ibv_create_cq(n->id->verbs, 2 * count + 2, NULL, n->comp, 0) : NULL;
+	n->buf = calloc(1, bytes);
+	n->mr = n->cq && n->buf ? ibv_reg_mr(n->pd, n->buf, bytes, IBV_ACCESS_LOCAL_WRITE) : NULL;
+	if (!n->mr) {
+		fprintf(stderr, "%s: failed to set up the node: %s\n", program, strerror(errno));
+		return -1;
+	}
+	attr.send_cq = attr.recv_cq = n->cq;
+	if (rdma_create_qp(n->id, n->pd, &attr)) {
+		fprintf(stderr, "%s: unable to create QP: %s\n", program, strerror(errno));
+		return -1;
+	}
+	for (i = 0; post_recvs && i < count; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)n->buf + n->slot * i,
+				       .length = (uint32_t)n->slot, .lkey = n->mr->lkey };
+		struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(n->id->qp, &wr, &bad)) {
+			fprintf(stderr, "%s: failed to post receives: %s\n", program, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void cmtool_ud_node_destroy(struct cmtool_ud_node *n)
+{
+	if (n->ah)
+		ibv_destroy_ah(n->ah);
+	if (n->id->qp)
+		rdma_destroy_qp(n->id);
+	if (n->mr)
+		ibv_dereg_mr(n->mr);
+	if (n->cq)
+		ibv_destroy_cq(n->cq);
+	if (n->comp)
+		ibv_destroy_comp_channel(n->comp);
+	if (n->pd)
+		ibv_dealloc_pd(n->pd);
+	free(n->buf);
+	rdma_destroy_id(n->id);
+}

@@ -27,13 +27,7 @@ struct options {
 };
 
 struct node {
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *comp;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	char *buf;                 /* COUNT receive slots, then the send slot */
-	struct ibv_ah *ah;
+	struct cmtool_ud_node ud;
 	uint32_t remote_qkey;
 	int joined;
 };
@@ -54,50 +48,6 @@ static void usage(const char *program)
 	       "\t[-l join without multicast loopback]\n", program);
 }
 
-static size_t slot_size(const struct options *opt)
-{
-	return sizeof(struct ibv_grh) + (size_t)opt->size;
-}
-
-static int setup_node(const struct options *opt, struct node *n)
-{
-	size_t bytes = slot_size(opt) * (opt->count + 1);
-	struct ibv_qp_init_attr attr = {
-		.cap = { .max_send_wr = opt->count + 1, .max_recv_wr = opt->count + 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_UD,
-	};
-	int i;
-
-	n->pd = ibv_alloc_pd(n->id->verbs);
-	n->comp = n->pd ? ibv_create_comp_channel(n->id->verbs) : NULL;
-	n->cq = n->comp ? ibv_create_cq(n->id->verbs, 2 * opt->count + 2, NULL, n->comp, 0) : NULL;
-	n->buf = calloc(1, bytes);
-	n->mr = n->cq && n->buf ? ibv_reg_mr(n->pd, n->buf, bytes, IBV_ACCESS_LOCAL_WRITE) : NULL;
-	if (!n->mr) {
-		perror("mckey: failed to set up the node");
-		return -1;
-	}
-	attr.send_cq = attr.recv_cq = n->cq;
-	if (rdma_create_qp(n->id, n->pd, &attr)) {
-		perror("mckey: unable to create QP");
-		return -1;
-	}
-	if (opt->sender)
-		return 0;
-	for (i = 0; i < opt->count; i++) {
-		struct ibv_sge sge = { .addr = (uintptr_t)n->buf + slot_size(opt) * i,
-				       .length = (uint32_t)slot_size(opt), .lkey = n->mr->lkey };
-		struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(n->id->qp, &wr, &bad)) {
-			perror("mckey: failed to post receives");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static int join(const struct options *opt, struct node *n, struct sockaddr *group)
 {
 	struct rdma_cm_join_mc_attr_ex attr = {
@@ -111,11 +61,11 @@ static int join(const struct options *opt, struct node *n, struct sockaddr *grou
 	char dgid[INET6_ADDRSTRLEN];
 
 	printf("mckey: joining\n");
-	if (rdma_join_multicast_ex(n->id, &attr, n)) {
+	if (rdma_join_multicast_ex(n->ud.id, &attr, n)) {
 		perror("mckey: failure joining");
 		return -1;
 	}
-	if (cmtool_expect(n->id->channel, RDMA_CM_EVENT_MULTICAST_JOIN, &event))
+	if (cmtool_expect(n->ud.id->channel, RDMA_CM_EVENT_MULTICAST_JOIN, &event))
 		return -1;
 	ah_attr = event->param.ud.ah_attr;
 	n->remote_qkey = event->param.ud.qkey;
@@ -123,8 +73,8 @@ static int join(const struct options *opt, struct node *n, struct sockaddr *grou
 	inet_ntop(AF_INET6, ah_attr.grh.dgid.raw, dgid, sizeof(dgid));
 	printf("mckey: joined dgid: %s mlid 0x%x sl %d\n", dgid, ah_attr.dlid, ah_attr.sl);
 	n->joined = 1;
-	n->ah = ibv_create_ah(n->pd, &ah_attr);
-	if (!n->ah) {
+	n->ud.ah = ibv_create_ah(n->ud.pd, &ah_attr);
+	if (!n->ud.ah) {
 		perror("mckey: failure creating address handle");
 		return -1;
 	}
@@ -136,15 +86,15 @@ static int post_sends(const struct options *opt, struct node *n)
 	int i;
 
 	for (i = 0; i < opt->count; i++) {
-		struct ibv_sge sge = { .addr = (uintptr_t)n->buf + slot_size(opt) * opt->count,
-				       .length = opt->size, .lkey = n->mr->lkey };
+		struct ibv_sge sge = { .addr = (uintptr_t)n->ud.buf + n->ud.slot * opt->count,
+				       .length = opt->size, .lkey = n->ud.mr->lkey };
 		struct ibv_send_wr wr = {
 			.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 			.send_flags = IBV_SEND_SIGNALED,
-			.wr.ud = { .ah = n->ah, .remote_qpn = MULTICAST_QPN, .remote_qkey = n->remote_qkey },
+			.wr.ud = { .ah = n->ud.ah, .remote_qpn = MULTICAST_QPN, .remote_qkey = n->remote_qkey },
 		}, *bad;
 
-		if (ibv_post_send(n->id->qp, &wr, &bad)) {
+		if (ibv_post_send(n->ud.id->qp, &wr, &bad)) {
 			fprintf(stderr, "mckey: failed to post sends: %d\n", errno);
 			return -1;
 		}
@@ -158,7 +108,7 @@ static int complete(const struct options *opt, struct node *n)
 	int got = 0;
 
 	while (got < opt->count) {
-		if (cmtool_next_wc(n->cq, n->comp, &wc))
+		if (cmtool_next_wc(n->ud.cq, n->ud.comp, &wc))
 			return -1;
 		if (wc.status) {
 			fprintf(stderr, "mckey: completion error %s\n", ibv_wc_status_str(wc.status));
@@ -179,17 +129,19 @@ static int run(const struct options *opt, struct rdma_event_channel *channel, st
 	    (opt->bind_addr && cmtool_getaddr(opt->bind_addr, NULL, 1, &src)))
 		return -1;
 	for (i = 0; i < opt->connections; i++) {
-		if (rdma_create_id(channel, &nodes[i].id, &nodes[i], opt->port_space)) {
+		if (rdma_create_id(channel, &nodes[i].ud.id, &nodes[i], opt->port_space)) {
 			perror("mckey: failure creating id");
 			return -1;
 		}
-		if (rdma_resolve_addr(nodes[i].id, opt->bind_addr ? (struct sockaddr *)&src : NULL,
+		if (rdma_resolve_addr(nodes[i].ud.id, opt->bind_addr ? (struct sockaddr *)&src : NULL,
 				      (struct sockaddr *)&group, 2000) ||
 		    cmtool_expect(channel, RDMA_CM_EVENT_ADDR_RESOLVED, NULL)) {
 			perror("mckey: failure resolving the group");
 			return -1;
 		}
-		if (setup_node(opt, &nodes[i]) || join(opt, &nodes[i], (struct sockaddr *)&group))
+		/* the sender receives nothing */
+		if (cmtool_ud_node_setup(&nodes[i].ud, "mckey", opt->count, opt->size, !opt->sender) ||
+		    join(opt, &nodes[i], (struct sockaddr *)&group))
 			return -1;
 	}
 	if (!opt->count)
@@ -219,24 +171,11 @@ static void teardown(const struct options *opt, struct node *nodes)
 
 	for (i = 0; i < opt->connections; i++) {
 		n = &nodes[i];
-		if (!n->id)
+		if (!n->ud.id)
 			continue;
 		if (n->joined && !cmtool_getaddr(opt->mcast, NULL, 0, &group))
-			rdma_leave_multicast(n->id, (struct sockaddr *)&group);
-		if (n->ah)
-			ibv_destroy_ah(n->ah);
-		if (n->id->qp)
-			rdma_destroy_qp(n->id);
-		if (n->mr)
-			ibv_dereg_mr(n->mr);
-		if (n->cq)
-			ibv_destroy_cq(n->cq);
-		if (n->comp)
-			ibv_destroy_comp_channel(n->comp);
-		if (n->pd)
-			ibv_dealloc_pd(n->pd);
-		free(n->buf);
-		rdma_destroy_id(n->id);
+			rdma_leave_multicast(n->ud.id, (struct sockaddr *)&group);
+		cmtool_ud_node_destroy(&n->ud);
 	}
 }
 

@@ -18,10 +18,11 @@
 enum { WR_SEND, WR_RECV };
 
 struct options {
-	const char *server, *bind_addr, *port;
+	struct cm_options common;
+	const char *port;
 	enum rdma_port_space port_space;
-	int connections, count, size, migrate;
-	int tos, ack_timeout;   /* -1: not set */
+	int migrate;
+	int ack_timeout;        /* -1: not set */
 };
 
 struct test {
@@ -60,14 +61,15 @@ static void usage(const char *program)
 static int setup_device(struct test *t, struct ibv_context *verbs)
 {
 	const struct options *opt = t->opt;
-	size_t bytes = (size_t)opt->size * opt->count * opt->connections;
+	size_t bytes = (size_t)opt->common.size * opt->common.count * opt->common.connections;
 
 	if (t->verbs)
 		return 0;
 	t->verbs = verbs;
 	t->pd = ibv_alloc_pd(verbs);
 	t->comp = t->pd ? ibv_create_comp_channel(verbs) : NULL;
-	t->cq = t->comp ? ibv_create_cq(verbs, 2 * opt->count * opt->connections + 2, NULL, t->comp, 0) : NULL;
+	t->cq = t->comp ? ibv_create_cq(verbs, 2 * opt->common.count * opt->common.connections + 2,
+					NULL, t->comp, 0) : NULL;
 	t->buf = calloc(1, bytes ? bytes : 1);
 	t->mr = t->cq && t->buf ? ibv_reg_mr(t->pd, t->buf, bytes ? bytes : 1, IBV_ACCESS_LOCAL_WRITE) : NULL;
 	if (!t->mr) {
@@ -81,7 +83,7 @@ static int setup_connection(struct test *t, struct rdma_cm_id *id, int index)
 {
 	const struct options *opt = t->opt;
 	struct ibv_qp_init_attr attr = {
-		.cap = { .max_send_wr = opt->count, .max_recv_wr = opt->count,
+		.cap = { .max_send_wr = opt->common.count, .max_recv_wr = opt->common.count,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.qp_type = IBV_QPT_RC,
 	};
@@ -96,10 +98,10 @@ static int setup_connection(struct test *t, struct rdma_cm_id *id, int index)
 		perror("cmatose: unable to create QP");
 		return -1;
 	}
-	for (i = 0; i < opt->count; i++) {
+	for (i = 0; i < opt->common.count; i++) {
 		struct ibv_sge sge = {
-			.addr = (uintptr_t)t->buf + (size_t)opt->size * (index * opt->count + i),
-			.length = opt->size, .lkey = t->mr->lkey,
+			.addr = (uintptr_t)t->buf + (size_t)opt->common.size * (index * opt->common.count + i),
+			.length = opt->common.size, .lkey = t->mr->lkey,
 		};
 		struct ibv_recv_wr wr = { .wr_id = WR_RECV, .sg_list = &sge, .num_sge = 1 }, *bad;
 
@@ -113,9 +115,10 @@ static int setup_connection(struct test *t, struct rdma_cm_id *id, int index)
 
 static int set_options(const struct options *opt, struct rdma_cm_id *id)
 {
-	uint8_t tos = (uint8_t)opt->tos, timeout = (uint8_t)opt->ack_timeout;
+	uint8_t tos = (uint8_t)opt->common.tos, timeout = (uint8_t)opt->ack_timeout;
 
-	if (opt->tos >= 0 && rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
+	if (opt->common.tos >= 0 &&
+	    rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
 		perror("cmatose: set TOS option failed");
 		return -1;
 	}
@@ -141,7 +144,7 @@ static int handle_event(struct test *t, struct rdma_cm_event *event)
 
 	switch (event->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		if (t->ids_made == t->opt->connections) {
+		if (t->ids_made == t->opt->common.connections) {
 			rdma_reject(id, NULL, 0);
 			return 0;
 		}
@@ -191,9 +194,9 @@ static int post_sends(struct test *t)
 {
 	int i, c;
 
-	for (c = 0; c < t->opt->connections; c++) {
-		for (i = 0; i < t->opt->count; i++) {
-			struct ibv_sge sge = { .addr = (uintptr_t)t->buf, .length = t->opt->size,
+	for (c = 0; c < t->opt->common.connections; c++) {
+		for (i = 0; i < t->opt->common.count; i++) {
+			struct ibv_sge sge = { .addr = (uintptr_t)t->buf, .length = t->opt->common.size,
 					       .lkey = t->mr->lkey };
 			struct ibv_send_wr wr = { .wr_id = WR_SEND, .sg_list = &sge, .num_sge = 1,
 						  .opcode = IBV_WR_SEND,
@@ -211,7 +214,7 @@ static int post_sends(struct test *t)
 /* Waits for every connection's COUNT completions of KIND. */
 static int complete(struct test *t, int kind)
 {
-	int want = t->opt->count * t->opt->connections, got;
+	int want = t->opt->common.count * t->opt->common.connections, got;
 	struct ibv_wc wc;
 
 	for (got = 0; got < want; got++) {
@@ -258,7 +261,7 @@ static int run_server(struct test *t)
 	int ret = -1, i;
 
 	printf("cmatose: starting server\n");
-	if (cmtool_getaddr(opt->bind_addr, opt->port, 1, &addr))
+	if (cmtool_getaddr(opt->common.bind_addr, opt->port, 1, &addr))
 		return -1;
 	if (rdma_create_id(t->channel, &listen_id, t, opt->port_space)) {
 		perror("cmatose: listen request failed");
@@ -268,9 +271,9 @@ static int run_server(struct test *t)
 		perror("cmatose: bind address / listen failed");
 		goto out;
 	}
-	if (pump_events(t, &t->established, opt->connections))
+	if (pump_events(t, &t->established, opt->common.connections))
 		goto out;
-	if (opt->count) {
+	if (opt->common.count) {
 		printf("initiating data transfers\n");
 		if (post_sends(t))
 			goto out;
@@ -287,7 +290,7 @@ static int run_server(struct test *t)
 	printf("cmatose: disconnecting\n");
 	for (i = 0; i < t->ids_made; i++)
 		rdma_disconnect(t->ids[i]);
-	if (pump_events(t, &t->disconnected, opt->connections))
+	if (pump_events(t, &t->disconnected, opt->common.connections))
 		goto out;
 	printf("disconnected\n");
 	ret = 0;
@@ -304,18 +307,18 @@ static int run_client(struct test *t)
 	int i;
 
 	printf("cmatose: starting client\n");
-	if (cmtool_getaddr(opt->server, opt->port, 0, &dst) ||
-	    (opt->bind_addr && cmtool_getaddr(opt->bind_addr, NULL, 0, &src)))
+	if (cmtool_getaddr(opt->common.server, opt->port, 0, &dst) ||
+	    (opt->common.bind_addr && cmtool_getaddr(opt->common.bind_addr, NULL, 0, &src)))
 		return -1;
 	printf("cmatose: connecting\n");
-	for (i = 0; i < opt->connections; i++) {
+	for (i = 0; i < opt->common.connections; i++) {
 		if (rdma_create_id(t->channel, &t->ids[i], t, opt->port_space)) {
 			perror("cmatose: failure creating id");
 			return -1;
 		}
 		t->ids_made++;
 		if (set_options(opt, t->ids[i]) ||
-		    cmtool_resolve(t->ids[i], opt->bind_addr ? (struct sockaddr *)&src : NULL,
+		    cmtool_resolve(t->ids[i], opt->common.bind_addr ? (struct sockaddr *)&src : NULL,
 				   (struct sockaddr *)&dst, 2000) ||
 		    setup_connection(t, t->ids[i], i))
 			return -1;
@@ -326,7 +329,7 @@ static int run_client(struct test *t)
 		if (pump_events(t, &t->established, i + 1))
 			return -1;
 	}
-	if (opt->count) {
+	if (opt->common.count) {
 		printf("receiving data transfers\n");
 		if (complete(t, WR_RECV))
 			return -1;
@@ -337,7 +340,7 @@ static int run_client(struct test *t)
 	}
 	if (opt->migrate && migrate(t))
 		return -1;
-	return pump_events(t, &t->disconnected, opt->connections);
+	return pump_events(t, &t->disconnected, opt->common.connections);
 }
 
 static void teardown(struct test *t)
@@ -363,49 +366,36 @@ static void teardown(struct test *t)
 
 int main(int argc, char **argv)
 {
-	struct options opt = { .port = "7471", .port_space = RDMA_PS_TCP, .connections = 1,
-			       .count = 10, .size = 100, .tos = -1, .ack_timeout = -1 };
+	struct options opt = { .common = { .connections = 1, .count = 10, .size = 100, .tos = -1 },
+			       .port = "7471", .port_space = RDMA_PS_TCP, .ack_timeout = -1 };
 	struct test t = { .opt = &opt };
 	int ch, ret, bad = 0;
 
 	while ((ch = getopt(argc, argv, "s:b:f:P:c:C:S:t:p:a:m")) != -1) {
 		switch (ch) {
-		case 's': opt.server = optarg; break;
-		case 'b': opt.bind_addr = optarg; break;
-		case 'f':
-			/* getaddrinfo tells names and both IP families apart by itself */
-			if (strcmp(optarg, "name") && strcmp(optarg, "ip") && strcmp(optarg, "ipv6")) {
-				fprintf(stderr, "Warning: unknown address format (%s)\n", optarg);
-				bad = 1;
-			}
-			break;
 		case 'P':
 			if (!strcasecmp(optarg, "ib"))
 				opt.port_space = RDMA_PS_IB;
 			else if (strcasecmp(optarg, "tcp"))
 				fprintf(stderr, "Warning: unknown port space format\n");
 			break;
-		case 'c': bad |= cmtool_number(optarg, 1, &opt.connections); break;
-		case 'C': bad |= cmtool_number(optarg, 0, &opt.count); break;
-		case 'S': bad |= cmtool_number(optarg, 1, &opt.size); break;
-		case 't': bad |= cmtool_number(optarg, 0, &opt.tos); break;
 		case 'p': opt.port = optarg; break;
 		case 'a': bad |= cmtool_number(optarg, 0, &opt.ack_timeout); break;
 		case 'm': opt.migrate = 1; break;
-		default: bad = 1; break;
+		default: bad |= cmtool_common_option(ch, optarg, &opt.common); break;
 		}
 	}
 	if (bad || optind != argc) {
 		usage(argv[0]);
 		return 1;
 	}
-	t.ids = calloc(opt.connections, sizeof(*t.ids));
+	t.ids = calloc(opt.common.connections, sizeof(*t.ids));
 	t.channel = rdma_create_event_channel();
 	if (!t.ids || !t.channel) {
 		perror("cmatose: failed to create event channel");
 		return 1;
 	}
-	ret = opt.server ? run_client(&t) : run_server(&t);
+	ret = opt.common.server ? run_client(&t) : run_server(&t);
 	printf("test complete\n");
 	teardown(&t);
 	rdma_destroy_event_channel(t.channel);

@@ -20,19 +20,12 @@
 #include "cmtool.h"
 
 struct options {
-	const char *server, *bind_addr;
+	struct cm_options common;
 	enum rdma_port_space port_space;
-	int connections, count, size, tos;   /* tos -1: not set */
 };
 
 struct node {
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *comp;
-	struct ibv_cq *cq;
-	struct ibv_mr *mr;
-	char *buf;                 /* COUNT receive slots, then the send slot */
-	struct ibv_ah *ah;
+	struct cmtool_ud_node ud;
 	uint32_t remote_qpn, remote_qkey;
 	int recvs_done, sends_done;
 };
@@ -60,63 +53,26 @@ static void usage(const char *program)
 	       "\t[-p port_space - 0x111 for UDP (default), 0x2 for IPOIB]\n", program);
 }
 
-static size_t slot_size(const struct test *t)
-{
-	return sizeof(struct ibv_grh) + (size_t)t->opt->size;
-}
-
 static int setup_node(struct test *t, struct node *n)
 {
-	const struct options *opt = t->opt;
-	size_t bytes = slot_size(t) * (opt->count + 1);
-	struct ibv_qp_init_attr attr = {
-		.cap = { .max_send_wr = opt->count + 1, .max_recv_wr = opt->count + 1,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_UD,
-	};
-	int i;
-
-	n->pd = ibv_alloc_pd(n->id->verbs);
-	n->comp = n->pd ? ibv_create_comp_channel(n->id->verbs) : NULL;
-	n->cq = n->comp ? ibv_create_cq(n->id->verbs, 2 * opt->count + 2, NULL, n->comp, 0) : NULL;
-	n->buf = calloc(1, bytes);
-	n->mr = n->cq && n->buf ? ibv_reg_mr(n->pd, n->buf, bytes, IBV_ACCESS_LOCAL_WRITE) : NULL;
-	if (!n->mr) {
-		perror("udaddy: failed to set up the node");
-		return -1;
-	}
-	attr.send_cq = attr.recv_cq = n->cq;
-	if (rdma_create_qp(n->id, n->pd, &attr)) {
-		perror("udaddy: unable to create QP");
-		return -1;
-	}
-	for (i = 0; i < opt->count; i++) {
-		struct ibv_sge sge = { .addr = (uintptr_t)n->buf + slot_size(t) * i,
-				       .length = (uint32_t)slot_size(t), .lkey = n->mr->lkey };
-		struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(n->id->qp, &wr, &bad)) {
-			perror("udaddy: failed to post receives");
-			return -1;
-		}
-	}
-	return 0;
+	return cmtool_ud_node_setup(&n->ud, "udaddy", t->opt->common.count,
+				    t->opt->common.size, true);
 }
 
 static int post_sends(struct test *t, struct node *n)
 {
 	int i;
 
-	for (i = 0; i < t->opt->count; i++) {
-		struct ibv_sge sge = { .addr = (uintptr_t)n->buf + slot_size(t) * t->opt->count,
-				       .length = t->opt->size, .lkey = n->mr->lkey };
+	for (i = 0; i < t->opt->common.count; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)n->ud.buf + n->ud.slot * t->opt->common.count,
+				       .length = t->opt->common.size, .lkey = n->ud.mr->lkey };
 		struct ibv_send_wr wr = {
 			.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND_WITH_IMM,
-			.send_flags = IBV_SEND_SIGNALED, .imm_data = htobe32(n->id->qp->qp_num),
-			.wr.ud = { .ah = n->ah, .remote_qpn = n->remote_qpn, .remote_qkey = n->remote_qkey },
+			.send_flags = IBV_SEND_SIGNALED, .imm_data = htobe32(n->ud.id->qp->qp_num),
+			.wr.ud = { .ah = n->ud.ah, .remote_qpn = n->remote_qpn, .remote_qkey = n->remote_qkey },
 		}, *bad;
 
-		if (ibv_post_send(n->id->qp, &wr, &bad)) {
+		if (ibv_post_send(n->ud.id->qp, &wr, &bad)) {
 			fprintf(stderr, "udaddy: failed to post sends: %d\n", errno);
 			return -1;
 		}
@@ -133,8 +89,8 @@ static int complete(struct test *t, struct node *n, int recv)
 	int *done = recv ? &n->recvs_done : &n->sends_done;
 	struct ibv_wc wc;
 
-	while (*done < t->opt->count) {
-		if (cmtool_next_wc(n->cq, n->comp, &wc))
+	while (*done < t->opt->common.count) {
+		if (cmtool_next_wc(n->ud.cq, n->ud.comp, &wc))
 			return -1;
 		if (wc.status) {
 			fprintf(stderr, "udaddy: completion error %s\n", ibv_wc_status_str(wc.status));
@@ -144,9 +100,9 @@ static int complete(struct test *t, struct node *n, int recv)
 			n->sends_done++;
 			continue;
 		}
-		if (!n->ah) {
-			n->ah = ibv_create_ah_from_wc(n->pd, &wc, (struct ibv_grh *)n->buf, n->id->port_num);
-			if (!n->ah) {
+		if (!n->ud.ah) {
+			n->ud.ah = ibv_create_ah_from_wc(n->ud.pd, &wc, (struct ibv_grh *)n->ud.buf, n->ud.id->port_num);
+			if (!n->ud.ah) {
 				perror("udaddy: failure creating address handle");
 				return -1;
 			}
@@ -165,16 +121,16 @@ static int handle_event(struct test *t, struct rdma_cm_event *event)
 
 	switch (event->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		if (t->nodes_made == t->opt->connections) {
+		if (t->nodes_made == t->opt->common.connections) {
 			rdma_reject(event->id, NULL, 0);
 			return 0;
 		}
 		n = &t->nodes[t->nodes_made++];
-		n->id = event->id;
+		n->ud.id = event->id;
 		if (setup_node(t, n))
 			return -1;
-		param.qp_num = n->id->qp->qp_num;
-		if (rdma_accept(n->id, &param)) {
+		param.qp_num = n->ud.id->qp->qp_num;
+		if (rdma_accept(n->ud.id, &param)) {
 			perror("udaddy: failure accepting");
 			return -1;
 		}
@@ -184,8 +140,8 @@ static int handle_event(struct test *t, struct rdma_cm_event *event)
 		n = event->id->context;
 		n->remote_qpn = event->param.ud.qp_num;
 		n->remote_qkey = event->param.ud.qkey;
-		n->ah = ibv_create_ah(n->pd, &event->param.ud.ah_attr);
-		if (!n->ah) {
+		n->ud.ah = ibv_create_ah(n->ud.pd, &event->param.ud.ah_attr);
+		if (!n->ud.ah) {
 			perror("udaddy: failure creating address handle");
 			return -1;
 		}
@@ -224,7 +180,7 @@ static int run_server(struct test *t, const char *port)
 	int ret = -1, i;
 
 	printf("udaddy: starting server\n");
-	if (cmtool_getaddr(opt->bind_addr, port, 1, &addr))
+	if (cmtool_getaddr(opt->common.bind_addr, port, 1, &addr))
 		return -1;
 	if (rdma_create_id(t->channel, &listen_id, t, opt->port_space)) {
 		perror("udaddy: listen request failed");
@@ -234,9 +190,9 @@ static int run_server(struct test *t, const char *port)
 		perror("udaddy: bind address / listen failed");
 		goto out;
 	}
-	if (pump_events(t, opt->connections))
+	if (pump_events(t, opt->common.connections))
 		goto out;
-	if (opt->count) {
+	if (opt->common.count) {
 		printf("receiving data transfers\n");
 		for (i = 0; i < t->nodes_made; i++)
 			if (complete(t, &t->nodes[i], 1))
@@ -258,39 +214,39 @@ static int run_client(struct test *t, const char *port)
 	const struct options *opt = t->opt;
 	struct sockaddr_storage dst, src;
 	struct rdma_conn_param param = { 0 };
-	uint8_t tos = (uint8_t)opt->tos;
+	uint8_t tos = (uint8_t)opt->common.tos;
 	struct node *n;
 	int i;
 
 	printf("udaddy: starting client\n");
-	if (cmtool_getaddr(opt->server, port, 0, &dst) ||
-	    (opt->bind_addr && cmtool_getaddr(opt->bind_addr, NULL, 0, &src)))
+	if (cmtool_getaddr(opt->common.server, port, 0, &dst) ||
+	    (opt->common.bind_addr && cmtool_getaddr(opt->common.bind_addr, NULL, 0, &src)))
 		return -1;
 	printf("udaddy: connecting\n");
-	for (i = 0; i < opt->connections; i++) {
+	for (i = 0; i < opt->common.connections; i++) {
 		n = &t->nodes[i];
-		if (rdma_create_id(t->channel, &n->id, n, opt->port_space)) {
+		if (rdma_create_id(t->channel, &n->ud.id, n, opt->port_space)) {
 			perror("udaddy: failure creating id");
 			return -1;
 		}
 		t->nodes_made++;
-		if (opt->tos >= 0 &&
-		    rdma_set_option(n->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
+		if (opt->common.tos >= 0 &&
+		    rdma_set_option(n->ud.id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos))) {
 			perror("udaddy: set TOS option failed");
 			return -1;
 		}
-		if (cmtool_resolve(n->id, opt->bind_addr ? (struct sockaddr *)&src : NULL,
+		if (cmtool_resolve(n->ud.id, opt->common.bind_addr ? (struct sockaddr *)&src : NULL,
 				   (struct sockaddr *)&dst, 2000) ||
 		    setup_node(t, n))
 			return -1;
-		if (rdma_connect(n->id, &param)) {
+		if (rdma_connect(n->ud.id, &param)) {
 			perror("udaddy: failure connecting");
 			return -1;
 		}
 	}
-	if (pump_events(t, opt->connections))
+	if (pump_events(t, opt->common.connections))
 		return -1;
-	if (opt->count) {
+	if (opt->common.count) {
 		printf("initiating data transfers\n");
 		for (i = 0; i < t->nodes_made; i++)
 			if (post_sends(t, &t->nodes[i]) || complete(t, &t->nodes[i], 0))
@@ -306,75 +262,47 @@ static int run_client(struct test *t, const char *port)
 
 static void teardown(struct test *t)
 {
-	struct node *n;
 	int i;
 
-	for (i = 0; i < t->nodes_made; i++) {
-		n = &t->nodes[i];
-		if (n->ah)
-			ibv_destroy_ah(n->ah);
-		if (n->id->qp)
-			rdma_destroy_qp(n->id);
-		if (n->mr)
-			ibv_dereg_mr(n->mr);
-		if (n->cq)
-			ibv_destroy_cq(n->cq);
-		if (n->comp)
-			ibv_destroy_comp_channel(n->comp);
-		if (n->pd)
-			ibv_dealloc_pd(n->pd);
-		free(n->buf);
-		rdma_destroy_id(n->id);
-	}
+	for (i = 0; i < t->nodes_made; i++)
+		cmtool_ud_node_destroy(&t->nodes[i].ud);
 	free(t->nodes);
 }
 
 int main(int argc, char **argv)
 {
-	struct options opt = { .port_space = RDMA_PS_UDP, .connections = 1, .count = 10,
-			       .size = 100, .tos = -1 };
+	struct options opt = { .common = { .connections = 1, .count = 10, .size = 100, .tos = -1 },
+			       .port_space = RDMA_PS_UDP };
 	struct test t = { .opt = &opt };
 	const char *port = "7174";
 	int ch, ret, bad = 0, space;
 
 	while ((ch = getopt(argc, argv, "s:b:f:P:c:C:S:t:p:")) != -1) {
 		switch (ch) {
-		case 's': opt.server = optarg; break;
-		case 'b': opt.bind_addr = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "name") && strcmp(optarg, "ip") && strcmp(optarg, "ipv6")) {
-				fprintf(stderr, "Warning: unknown address format (%s)\n", optarg);
-				bad = 1;
-			}
-			break;
 		case 'P':
 			if (!strcasecmp(optarg, "ipoib"))
 				opt.port_space = RDMA_PS_IPOIB;
 			else if (strcasecmp(optarg, "udp"))
 				fprintf(stderr, "Warning: unknown port space format\n");
 			break;
-		case 'c': bad |= cmtool_number(optarg, 1, &opt.connections); break;
-		case 'C': bad |= cmtool_number(optarg, 0, &opt.count); break;
-		case 'S': bad |= cmtool_number(optarg, 1, &opt.size); break;
-		case 't': bad |= cmtool_number(optarg, 0, &opt.tos); break;
 		case 'p':
 			bad |= cmtool_number(optarg, 0, &space);
 			opt.port_space = space;
 			break;
-		default: bad = 1; break;
+		default: bad |= cmtool_common_option(ch, optarg, &opt.common); break;
 		}
 	}
 	if (bad || optind != argc) {
 		usage(argv[0]);
 		return 1;
 	}
-	t.nodes = calloc(opt.connections, sizeof(*t.nodes));
+	t.nodes = calloc(opt.common.connections, sizeof(*t.nodes));
 	t.channel = rdma_create_event_channel();
 	if (!t.nodes || !t.channel) {
 		perror("udaddy: failed to create event channel");
 		return 1;
 	}
-	ret = opt.server ? run_client(&t, port) : run_server(&t, port);
+	ret = opt.common.server ? run_client(&t, port) : run_server(&t, port);
 	printf("test complete\n");
 	teardown(&t);
 	rdma_destroy_event_channel(t.channel);
