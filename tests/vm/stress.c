@@ -441,8 +441,9 @@ int main(int argc, char **argv)
 	int seconds = argc > 3 ? atoi(argv[3]) : 100;
 	pthread_t *data, helpers[4];
 	int nhelpers = 0;
-	struct timespec start;
+	struct timespec start, begun;
 
+	clock_gettime(CLOCK_MONOTONIC, &begun);
 	if (argc > 1)
 		threads = atoi(argv[1]);
 	if (argc > 2)
@@ -475,6 +476,7 @@ int main(int argc, char **argv)
 		vt_skip("no siw0 here (%s): churn on rxe0 alone", strerror(errno));
 	vt_skip("data path on siw0: its RC QPs connect only through rdma_cm (iWARP)");
 
+	printf("set up in %ld ms\n", ms_since(&begun));
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (int t = 0; t < threads; t++)
 		if (!MUST(pthread_create(&data[t], NULL, data_thread, (void *)(intptr_t)t) == 0))
@@ -505,5 +507,6 @@ int main(int argc, char **argv)
 		lane_fini(&own[t]);
 	CHECK(!ibv_dealloc_pd(pd) && !ibv_close_device(ctx) &&
 	      (!siw_ctx || !ibv_close_device(siw_ctx)), "teardown: %s", strerror(errno));
+	printf("%ld ms in all\n", ms_since(&begun));
 	return vt_finish();
 }
