@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The recording fake kernel (fake_uverbs.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,20 +12,35 @@ struct call calls[16];
 int ncalls;
 int (*kernel_ioctl)(struct ib_uverbs_ioctl_hdr *hdr);
 int (*kernel_write)(void *buf, size_t len);
-bool fake_in_kernel;
+_Thread_local bool fake_in_kernel;
+
+/* Threads may issue commands at once (unit-threads): each call is
+ * recorded whole, and only the first ones, which are all that the
+ * byte-level checks read. */
+static pthread_mutex_t calls_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void record(int kind, const void *buf, size_t len)
+{
+	pthread_mutex_lock(&calls_lock);
+	if (ncalls < (int)(sizeof(calls) / sizeof(calls[0]))) {
+		struct call *c = &calls[ncalls++];
+
+		c->kind = kind;
+		c->len = len;
+		memcpy(c->raw, buf, len);
+	}
+	pthread_mutex_unlock(&calls_lock);
+}
 
 static int fake_ioctl(int fd, unsigned long request, void *arg)
 {
 	struct ib_uverbs_ioctl_hdr *hdr = arg;
-	struct call *c = &calls[ncalls++];
 	int err;
 
 	fake_in_kernel = true;
 	ck_assert_int_eq(fd, 42);
 	ck_assert_uint_eq(request, RDMA_VERBS_IOCTL);
-	c->kind = IOCTL;
-	c->len = hdr->length;
-	memcpy(c->raw, hdr, hdr->length);
+	record(IOCTL, hdr, hdr->length);
 	err = kernel_ioctl ? kernel_ioctl(hdr) : ENOTTY;
 	fake_in_kernel = false;
 	if (err) {
@@ -36,14 +52,11 @@ static int fake_ioctl(int fd, unsigned long request, void *arg)
 
 static ssize_t fake_write(int fd, const void *buf, size_t len)
 {
-	struct call *c = &calls[ncalls++];
 	int err;
 
 	fake_in_kernel = true;
 	ck_assert_int_eq(fd, 42);
-	c->kind = WRITE;
-	c->len = len;
-	memcpy(c->raw, buf, len);
+	record(WRITE, buf, len);
 	err = kernel_write ? kernel_write((void *)buf, len) : EINVAL;
 	fake_in_kernel = false;
 	if (err) {

@@ -27,6 +27,7 @@ struct call {
 	};
 };
 
+/* The first 16 calls since setup(). */
 extern struct call calls[16];
 extern int ncalls;
 
@@ -35,8 +36,9 @@ extern int ncalls;
 extern int (*kernel_ioctl)(struct ib_uverbs_ioctl_hdr *hdr);
 extern int (*kernel_write)(void *buf, size_t len);
 
-/* True while the fake kernel runs (its allocations are not the library's). */
-extern bool fake_in_kernel;
+/* True while the fake kernel runs in this thread (its allocations are not
+ * the library's). */
+extern _Thread_local bool fake_in_kernel;
 
 /* The device of new_ctx()'s contexts: an rxe, driver id 14. */
 extern struct verbs_device dev;
