@@ -170,12 +170,14 @@ static bool acm_put_addr(struct acm_ep *ep, const struct sockaddr *sa, socklen_t
 			 uint32_t flags)
 {
 	ep->flags = flags;
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+	/* The length first: a caller's address may be too short to hold
+	 * even the family. */
+	if (len >= sizeof(struct sockaddr_in) && sa->sa_family == AF_INET) {
 		ep->type = ACM_EP_INFO_ADDRESS_IP;
 		memcpy(ep->info.addr, &((const struct sockaddr_in *)sa)->sin_addr, 4);
 		return true;
 	}
-	if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+	if (len >= sizeof(struct sockaddr_in6) && sa->sa_family == AF_INET6) {
 		ep->type = ACM_EP_INFO_ADDRESS_IP6;
 		memcpy(ep->info.addr, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 		return true;

@@ -352,9 +352,12 @@ enum { MAX_PATH_DATA = 6 };
 int ucma_query_path(int fd, uint32_t handle, struct ibv_sa_path_rec **paths,
 		    int *num_paths)
 {
-	struct {
+	/* The paths follow the head as its flexible array (a struct with
+	 * one inside another is a GNU extension clang warns about). */
+	union {
 		struct rdma_ucm_query_path_resp head;
-		struct ib_path_rec_data data[MAX_PATH_DATA];
+		uint8_t bytes[sizeof(struct rdma_ucm_query_path_resp) +
+			      MAX_PATH_DATA * sizeof(struct ib_path_rec_data)];
 	} resp = {};
 	uint32_t i, n;
 	int ret;
@@ -373,7 +376,7 @@ int ucma_query_path(int fd, uint32_t handle, struct ibv_sa_path_rec **paths,
 	if (n && !(*paths = calloc(n, sizeof(**paths))))
 		return ENOMEM;
 	for (i = 0; i < n; i++)
-		path_from_wire(&(*paths)[i], resp.data[i].path_rec);
+		path_from_wire(&(*paths)[i], resp.head.path_data[i].path_rec);
 	*num_paths = n;
 	return 0;
 }

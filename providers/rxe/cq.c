@@ -50,7 +50,7 @@ static struct rxe_cq *cq_create(struct ibv_context *ctx, int cqe,
 	ret = verbs_cmd_create_cq(ctx, cqe, channel, comp_vector, 0, &cq->vcq, &udata);
 	if (ret)
 		goto err_mover;
-	ret = rxe_ring_map(&cq->ring, ctx->cmd_fd, &resp.mi);
+	ret = rxe_ring_map(&cq->ring, ctx->cmd_fd, &resp.mi, sizeof(struct ib_uverbs_wc));
 	if (ret)
 		goto err_destroy;
 	return cq;
@@ -87,7 +87,7 @@ int rxe_resize_cq(struct ibv_cq *ibcq, int cqe)
 	rxe_move_begin(&cq->mover, &cq->lock);
 	ret = verbs_cmd_resize_cq(ibcq, cqe, &udata);
 	map_ret = rxe_move_end(&cq->mover, &cq->lock, &cq->ring, ibcq->context->cmd_fd,
-			       ret ? NULL : &resp.mi);
+			       ret ? NULL : &resp.mi, sizeof(struct ib_uverbs_wc));
 	return ret ? ret : map_ret;
 }
 

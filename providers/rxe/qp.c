@@ -14,14 +14,14 @@
 /* ------------------------------------------------------------------ */
 /* Work queues we produce into                                         */
 
-int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi,
+int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi, size_t wqe_base,
 		uint32_t max_sge, uint32_t max_inline)
 {
 	int ret = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	if (ret)
 		return ret;
-	ret = rxe_ring_map(&wq->ring, cmd_fd, mi);
+	ret = rxe_ring_map(&wq->ring, cmd_fd, mi, rxe_wqe_size(wqe_base, max_sge, max_inline));
 	if (ret) {
 		pthread_spin_destroy(&wq->lock);
 		return ret;
@@ -163,12 +163,12 @@ struct ibv_qp *rxe_create_qp_ex(struct ibv_context *ctx,
 	if (ret)
 		goto err_free;
 	/* attr->cap now holds what the kernel granted. */
-	ret = rxe_wq_init(&qp->sq, ctx->cmd_fd, &resp.sq_mi, attr->cap.max_send_sge,
-			  attr->cap.max_inline_data);
+	ret = rxe_wq_init(&qp->sq, ctx->cmd_fd, &resp.sq_mi, sizeof(struct rxe_send_wqe),
+			  attr->cap.max_send_sge, attr->cap.max_inline_data);
 	if (ret)
 		goto err_destroy;
 	if (!attr->srq) {
-		ret = rxe_wq_init(&qp->rq, ctx->cmd_fd, &resp.rq_mi,
+		ret = rxe_wq_init(&qp->rq, ctx->cmd_fd, &resp.rq_mi, sizeof(struct rxe_recv_wqe),
 				  attr->cap.max_recv_sge, 0);
 		if (ret)
 			goto err_sq;

@@ -8,7 +8,7 @@
 /* ------------------------------------------------------------------ */
 /* Rings                                                               */
 
-int rxe_ring_map(struct rxe_ring *r, int cmd_fd, const struct mminfo *mi)
+int rxe_ring_map(struct rxe_ring *r, int cmd_fd, const struct mminfo *mi, size_t elem_size)
 {
 	struct rxe_queue_buf *buf;
 	uint64_t slots;
@@ -19,9 +19,11 @@ int rxe_ring_map(struct rxe_ring *r, int cmd_fd, const struct mminfo *mi)
 		   (off_t)mi->offset);
 	if (buf == MAP_FAILED)
 		return errno;
-	/* Every slot index we compute must stay inside the mapping. */
+	/* Every slot index we compute must stay inside the mapping, and
+	 * every element inside its slot. */
 	slots = (uint64_t)buf->index_mask + 1;
 	if (buf->log2_elem_size >= 32 || (slots & (slots - 1)) ||
+	    ((uint64_t)1 << buf->log2_elem_size) < elem_size ||
 	    slots << buf->log2_elem_size > mi->size - sizeof(*buf)) {
 		munmap(buf, mi->size);
 		return EPROTO;
@@ -80,10 +82,10 @@ void rxe_move_begin(struct rxe_ring_mover *m, pthread_spinlock_t *lock)
  * or the object is destroyed: the kernel left it, but the mapping keeps
  * the memory.  A failed command leaves a lost ring lost. */
 int rxe_move_end(struct rxe_ring_mover *m, pthread_spinlock_t *lock, struct rxe_ring *ring,
-		 int cmd_fd, const struct mminfo *moved_to)
+		 int cmd_fd, const struct mminfo *moved_to, size_t elem_size)
 {
 	struct rxe_ring fresh = {}, old = {};
-	int ret = moved_to ? rxe_ring_map(&fresh, cmd_fd, moved_to) : 0;
+	int ret = moved_to ? rxe_ring_map(&fresh, cmd_fd, moved_to, elem_size) : 0;
 
 	pthread_spin_lock(lock);
 	m->flags &= ~RXE_RING_MOVING;

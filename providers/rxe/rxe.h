@@ -45,8 +45,10 @@ struct rxe_ring {
 	uint32_t log2_elem;		/* slot size */
 };
 
-/* 0 or an errno value; the ring is unchanged on failure. */
-int rxe_ring_map(struct rxe_ring *r, int cmd_fd, const struct mminfo *mi);
+/* 0 or an errno value; the ring is unchanged on failure.  elem_size: the
+ * bytes we read or write in one slot, which the kernel's slot size must
+ * hold (EPROTO otherwise). */
+int rxe_ring_map(struct rxe_ring *r, int cmd_fd, const struct mminfo *mi, size_t elem_size);
 void rxe_ring_unmap(struct rxe_ring *r);
 
 static inline void *rxe_ring_slot(const struct rxe_ring *r, uint32_t index)
@@ -141,9 +143,9 @@ void rxe_move_begin(struct rxe_ring_mover *m, pthread_spinlock_t *lock);
 /* Ends the move.  moved_to: where the kernel put the ring, NULL if the
  * command failed and it stayed.  The new ring replaces *ring; if it
  * cannot be mapped, the ring is lost (until a later move succeeds) and
- * the mapping's error is returned. */
+ * the mapping's error is returned.  elem_size as for rxe_ring_map(). */
 int rxe_move_end(struct rxe_ring_mover *m, pthread_spinlock_t *lock, struct rxe_ring *ring,
-		 int cmd_fd, const struct mminfo *moved_to);
+		 int cmd_fd, const struct mminfo *moved_to, size_t elem_size);
 
 /* ------------------------------------------------------------------ */
 /* Objects                                                             */
@@ -232,8 +234,17 @@ int rxe_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
  * lock the caller holds. */
 int rxe_wq_post_recv_locked(struct rxe_wq *wq, struct ibv_recv_wr *wr,
 			    struct ibv_recv_wr **bad_wr);
-int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi,
+/* wqe_base: sizeof the send or receive WQE, whose gather list (or a send's
+ * inline data, in the same place) follows it in the slot. */
+int rxe_wq_init(struct rxe_wq *wq, int cmd_fd, const struct mminfo *mi, size_t wqe_base,
 		uint32_t max_sge, uint32_t max_inline);
+/* The bytes one WQE takes with max_sge entries or max_inline bytes. */
+static inline size_t rxe_wqe_size(size_t wqe_base, uint32_t max_sge, uint32_t max_inline)
+{
+	size_t sges = (size_t)max_sge * sizeof(struct rxe_sge);
+
+	return wqe_base + (sges > max_inline ? sges : max_inline);
+}
 void rxe_wq_cleanup(struct rxe_wq *wq);
 
 /* send.c */

@@ -35,7 +35,8 @@ struct ibv_srq *rxe_create_srq_ex(struct ibv_context *ctx,
 	ret = verbs_cmd_create_srq(ctx, &srq->vsrq, attr, &udata);
 	if (ret)
 		goto err_mover;
-	ret = rxe_wq_init(&srq->rq, ctx->cmd_fd, &resp.mi, attr->attr.max_sge, 0);
+	ret = rxe_wq_init(&srq->rq, ctx->cmd_fd, &resp.mi, sizeof(struct rxe_recv_wqe),
+			  attr->attr.max_sge, 0);
 	if (ret)
 		goto err_destroy;
 	srq->vsrq.srq_num = resp.srq_num;
@@ -70,7 +71,8 @@ int rxe_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr, int mask)
 	rxe_move_begin(&srq->mover, &srq->rq.lock);
 	ret = verbs_cmd_modify_srq(ibsrq, attr, mask, &udata);
 	map_ret = rxe_move_end(&srq->mover, &srq->rq.lock, &srq->rq.ring,
-			       ibsrq->context->cmd_fd, ret ? NULL : &mi);
+			       ibsrq->context->cmd_fd, ret ? NULL : &mi,
+			       rxe_wqe_size(sizeof(struct rxe_recv_wqe), srq->rq.max_sge, 0));
 	return ret ? ret : map_ret;
 }
 

@@ -322,16 +322,18 @@ START_TEST(ring_map_checks)
 	struct rxe_ring r = {};
 
 	k.mi.size = sizeof(struct rxe_queue_buf);
-	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi, 64), EPROTO);
 	k.mi.size = PAGE;
 	k.buf->index_mask = 5;
-	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi, 64), EPROTO);
 	k.buf->index_mask = 3;
 	k.buf->log2_elem_size = 12;
-	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi, 64), EPROTO);
 	ck_assert_ptr_null(r.buf);
 	k.buf->log2_elem_size = 6;
-	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi), 0);
+	/* Slots smaller than one element (fuzz-rxe_cq's finding). */
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi, 65), EPROTO);
+	ck_assert_int_eq(rxe_ring_map(&r, fake_kernel.fd, &k.mi, 64), 0);
 	ck_assert_uint_eq(r.mask, 3);
 	ck_assert_uint_eq(r.log2_elem, 6);
 	rxe_ring_unmap(&r);
