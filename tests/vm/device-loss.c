@@ -115,6 +115,9 @@ static void *traffic(void *arg)
 			}
 			live[i] = reap(l, l->writes ? 3 : 2);
 		}
+		/* traffic, not a flood: under TCG a spinning thread starves
+		 * the commands that take the device away */
+		usleep(1000);
 	}
 	return NULL;
 }
