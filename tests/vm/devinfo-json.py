@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Checks our ibv_devinfo --json and ibv_devices --json (devinfo.sh):
+"""Checks our ibv_devinfo --json and ibv_devices --json, on the host
+(host-json-check.sh, after the devinfo guest):
 
     devinfo-json.py SCHEMA_DIR DEVINFO_JSON DEVINFO_V_TEXT DEVICES_JSON DEVICES_TEXT
 
