@@ -158,10 +158,13 @@ static void attempt(struct attempt *at)
 	    !send_one(at, o->client, o->cmr, o->server, o->smr, 'c') ||
 	    !post_recv(at, o->client, o->cmr) ||
 	    !send_one(at, o->server, o->smr, o->client, o->cmr, 's') ||
+	    /* the client's DISCONNECTED comes with the server's reply (IB CM's
+	     * DREP), which the server's rdma_disconnect sends */
 	    !sc_errno(at, "rdma_disconnect", rdma_disconnect(o->client)) ||
-	    !event(at, o->cch, RDMA_CM_EVENT_DISCONNECTED, NULL))
+	    !event(at, o->sch, RDMA_CM_EVENT_DISCONNECTED, NULL) ||
+	    !sc_errno(at, "rdma_disconnect", rdma_disconnect(o->server)))
 		goto out;
-	event(at, o->sch, RDMA_CM_EVENT_DISCONNECTED, NULL);
+	event(at, o->cch, RDMA_CM_EVENT_DISCONNECTED, NULL);
 out:
 	teardown(at, o);
 	free(o);
