@@ -27,8 +27,8 @@
  * counts are those of one attempt and the next attempt runs clean.
  *
  * Only calls whose return address lies in our libraries' code count:
- * calls libc or libnl make on their behalf (strdup's malloc, getline's,
- * libnl's sendmsg/recvmsg on its netlink socket) are theirs.  close() and
+ * calls libc or libnl make on their behalf (getline's malloc, libnl's
+ * socket in nl_connect) are theirs.  close() and
  * munmap() are never failed: nothing could retry them, and the leak checks
  * see what they free.
  */
