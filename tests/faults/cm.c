@@ -25,12 +25,21 @@ struct objects {
 	char cbuf[MSG], sbuf[MSG];
 };
 
+static bool is_error_event(enum rdma_cm_event_type type)
+{
+	return type == RDMA_CM_EVENT_ADDR_ERROR || type == RDMA_CM_EVENT_ROUTE_ERROR ||
+	       type == RDMA_CM_EVENT_CONNECT_ERROR || type == RDMA_CM_EVENT_UNREACHABLE ||
+	       type == RDMA_CM_EVENT_REJECTED;
+}
+
 /* The next event on ch, acked: true if it is want. */
 static bool event(struct attempt *at, struct rdma_event_channel *ch,
 		  enum rdma_cm_event_type want, struct rdma_cm_id **id)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	enum rdma_cm_event_type got;
 	struct rdma_cm_event *ev;
+	int status;
 	bool ok;
 
 	if (poll(&pfd, 1, EVENT_MS) != 1) {
@@ -40,17 +49,23 @@ static bool event(struct attempt *at, struct rdma_event_channel *ch,
 	}
 	if (!sc_errno(at, "rdma_get_cm_event", rdma_get_cm_event(ch, &ev)))
 		return false;
-	ok = ev->event == want;
+	got = ev->event;
+	status = ev->status;
+	ok = got == want;
 	if (ok && id)
 		*id = ev->id;
 	if (!ok)
-		printf("   event %s (status %d), wanted %s\n", rdma_event_str(ev->event),
-		       ev->status, rdma_event_str(want));
-	if (!sc_errno(at, "rdma_ack_cm_event", rdma_ack_cm_event(ev)))
-		return false;
-	if (!ok)
+		printf("   event %s (status %d), wanted %s\n", rdma_event_str(got), status,
+		       rdma_event_str(want));
+	if (!sc_errno(at, "rdma_ack_cm_event", rdma_ack_cm_event(ev)) || ok)
+		return ok;
+	/* rdma_cm reports a failure of its own steps (moving the QP on a
+	 * connect response, say) as an error event with the errno */
+	if (is_error_event(got) && status)
+		sc_ret(at, rdma_event_str(got), abs(status));
+	else
 		sc_broken(at, rdma_event_str(want));
-	return ok;
+	return false;
 }
 
 static void destroy_id(struct attempt *at, struct rdma_cm_id *id)
