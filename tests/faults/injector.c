@@ -34,6 +34,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
 #include <poll.h>
@@ -146,6 +147,23 @@ static void log_line(const char *fmt, ...)
 	close(fd);
 }
 
+/* The calls that led here, for the log: "  at OBJECT+OFFSET" each. */
+static void log_callers(void)
+{
+	void *frames[12];
+	int n = backtrace(frames, 12);
+
+	/* frames 0-2: this function, fire() and the interposer */
+	for (int i = 3; i < n; i++) {
+		Dl_info info;
+
+		if (dladdr(frames[i], &info) && info.dli_fname)
+			log_line("  at %s+0x%lx\n", strrchr(info.dli_fname, '/') ?
+				 strrchr(info.dli_fname, '/') + 1 : info.dli_fname,
+				 (unsigned long)((uintptr_t)frames[i] - (uintptr_t)info.dli_fbase));
+	}
+}
+
 /*
  * Whether this call, made from ret, is the one to fail; then *err is the
  * errno to give.  Counts every call of kind made from our code.
@@ -165,6 +183,7 @@ static bool fire(enum kind kind, const char *call, const void *ret, int *err)
 	log_line("fired %ld %s %s %s %s+0x%lx\n", n, kind_names[kind], call,
 		 kind == KIND_SHORT ? "short" : strerrorname_np(*err), r->object,
 		 (unsigned long)((uintptr_t)ret - r->base));
+	log_callers();
 	return true;
 }
 

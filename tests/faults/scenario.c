@@ -66,6 +66,8 @@ int sc_run(const char *name, const char *dev, void (*attempt)(struct attempt *a)
 	struct attempt first = { .number = 1 }, second = { .number = 2 };
 	char res[256];
 
+	/* a run killed for hanging still shows how far it came */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	vt_init(name);
 	attempt(&first);
 	outcome(&first);

@@ -3,17 +3,17 @@
 # The fault sweep (issue 13, item 2), in one guest:
 #     sweep.sh [--budget SECONDS] INJECTOR 'PROGRAM [ARG...]'...
 # For each scenario program (verbs.c, cm.c: scenario.h), a counting run
-# under the injector (injector.c) gives K, the calls of each kind its
+# under the injector (injector.c) checks it runs on our libibverbs, gives K, the calls of each kind its
 # first attempt makes from our libraries, and the counts (fds, mappings,
 # kernel objects) a clean run ends with.  Then one run per fault: the
 # Nth call fails, for N = 1..K of each kind (syscall, malloc, short).
 # A run passes when the program exits 0 (no crash, no hang within 45 s,
 # every failure documented, the second attempt succeeded) and ends with
-# none of the counts above the clean run's (nothing leaked).  The errno of a syscall fault
-# rotates with N through ENOMEM, EINTR, EIO, EAGAIN, EFAULT (the full
-# cross product is five times the guest time): each call gets one.  If
-# the runs would not fit in the budget (the clean run's time times the
-# runs), every Sth N is taken, with S printed.
+# none of the counts above the clean run's (nothing leaked).  The errno
+# of a syscall fault rotates from run to run through ENOMEM, EINTR, EIO,
+# EAGAIN, EFAULT (the full cross product is five times the guest time):
+# each call gets one.  If the runs would not fit in the budget (the clean
+# run's time times the runs), every Sth N is taken, with S printed.
 . "$(dirname "$0")/../vm/lib.sh"
 
 budget=0
@@ -22,6 +22,7 @@ injector=$1; shift
 work=$(mktemp -d)
 use_libs ours
 failures=0
+errnos=(ENOMEM EINTR EIO EAGAIN EFAULT)
 
 # run_one LOG [ENV...]: the scenario under the injector; its exit status
 # (137 when killed after 45 s).
@@ -50,17 +51,16 @@ for spec in "$@"; do
     read -r -a scenario <<<"$spec"
     program=${scenario[0]}
     name=$(basename "$program")${scenario[2]:+-${scenario[2]}}
-    heading "$name: counting run (no fault), on our libraries"
-    run_on ours env FAULT_LOG="$work/count" LD_PRELOAD="$injector" "${scenario[@]}" \
-        >"$work/clean" 2>&1 || { cat "$work/clean"; fail "$name fails without a fault"; }
-    grep -E '^(attempt|counts)' "$work/clean"
-    read -r _ _ k_syscall _ k_malloc _ k_short <"$work/count"
-    # run_on's loader log holds fds: the clean counts are a plain run's
+    heading "$name: counting run (no fault)"
     start=$(date +%s%N)
-    run_one "$work/timed" || fail "$name fails without a fault (timed run)"
+    run_one "$work/count" || { cat "$work/count"; fail "$name fails without a fault"; }
     run_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-    clean_counts=$(grep '^counts' "$work/timed")
-    echo "clean run: $clean_counts"
+    grep -E '^(==|attempt|counts)' "$work/count"
+    # the scenario names the libibverbs it runs on (vmtest.c: dladdr)
+    grep -q "^== .* on our libibverbs ($vm_build/" "$work/count" ||
+        fail "$name did not run on our libibverbs"
+    read -r _ _ k_syscall _ k_malloc _ k_short < <(grep '^counted' "$work/count.fault")
+    clean_counts=$(grep '^counts' "$work/count")
     total=$((k_syscall + k_malloc + k_short))
     stride=1
     if [ "$budget" -gt 0 ] && [ $((total * run_ms)) -gt $((budget * 1000)) ]; then
@@ -75,7 +75,8 @@ for spec in "$@"; do
         injected=0 failed=0
         for ((n = 1; n <= k; n += stride)); do
             log=$work/$name.$kind.$n
-            run_one "$log" FAULT_KIND="$kind" FAULT_AT="$n" FAULT_ERRNO=rotate
+            # by run, not by N, so that a stride keeps them all
+            run_one "$log" FAULT_KIND="$kind" FAULT_AT="$n" FAULT_ERRNO="${errnos[injected % 5]}"
             status=$?
             fired=$(grep '^fired' "$log.fault" | cut -d' ' -f4-)
             outcome=$(grep '^attempt 1' "$log" | cut -d' ' -f3-)
@@ -97,7 +98,8 @@ for spec in "$@"; do
                 injected=$((injected - 1))
             else
                 echo "FAIL $kind $n: $fired -> $outcome: $problem"
-                grep -E 'FAIL|FATAL|attempt' "$log" | sed 's/^/    /'
+                grep -E 'FAIL|FATAL|attempt|^   ' "$log" | sed 's/^/    /'
+                grep '^  at' "$log.fault" | head -6 | sed 's/^/  /'
                 failed=$((failed + 1))
             fi
         done
