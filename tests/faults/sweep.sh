@@ -3,9 +3,10 @@
 # The fault sweep (issue 13, item 2), in one guest:
 #     sweep.sh [--budget SECONDS] INJECTOR 'PROGRAM [ARG...]'...
 # For each scenario program (verbs.c, cm.c: scenario.h), a counting run
-# under the injector (injector.c) checks it runs on our libibverbs, gives K, the calls of each kind its
-# first attempt makes from our libraries, and the counts (fds, mappings,
-# kernel objects) a clean run ends with.  Then one run per fault: the
+# under the injector (injector.c) checks that it runs on our libibverbs
+# and gives K, the calls of each kind its first attempt makes from our
+# libraries, and the counts (fds, mappings, kernel objects) a clean run
+# ends with.  Then one run per fault: the
 # Nth call fails, for N = 1..K of each kind (syscall, malloc, short).
 # A run passes when the program exits 0 (no crash, no hang within 45 s,
 # every failure documented, the second attempt succeeded) and ends with
