@@ -7,6 +7,7 @@
  *     fault-cm RDMAVM_RXE_IP|RDMAVM_SIW_IP DEVICE
  * scenario.h says what is checked.
  */
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,6 +33,30 @@ static bool is_error_event(enum rdma_cm_event_type type)
 	       type == RDMA_CM_EVENT_REJECTED;
 }
 
+/* The two channels, for peer_failed(). */
+static struct rdma_event_channel *o_sch, *o_cch;
+
+/* After an event that did not come on one side: whether the other side
+ * got an error event (a request the server's library dropped is rejected
+ * to the client), recorded as the documented failure. */
+static bool peer_failed(struct attempt *at, struct rdma_event_channel *peer)
+{
+	struct rdma_cm_event *ev;
+	int status;
+	enum rdma_cm_event_type got;
+
+	if (!peer || rdma_get_cm_event(peer, &ev))
+		return false;
+	got = ev->event;
+	status = ev->status;
+	rdma_ack_cm_event(ev);
+	printf("   the other side got %s (status %d)\n", rdma_event_str(got), status);
+	if (!is_error_event(got) || !status)
+		return false;
+	sc_ret(at, rdma_event_str(got), abs(status));
+	return true;
+}
+
 /* The next event on ch, acked: true if it is want. */
 static bool event(struct attempt *at, struct rdma_event_channel *ch,
 		  enum rdma_cm_event_type want, struct rdma_cm_id **id)
@@ -42,13 +67,21 @@ static bool event(struct attempt *at, struct rdma_event_channel *ch,
 	int status;
 	bool ok;
 
-	if (poll(&pfd, 1, EVENT_MS) != 1) {
-		printf("   no %s within %d ms\n", rdma_event_str(want), EVENT_MS);
-		sc_broken(at, rdma_event_str(want));
-		return false;
+	/* The channels are non-blocking: an event the library drops (a
+	 * request it could not set up) leaves rdma_get_cm_event with EAGAIN,
+	 * and the wait goes on. */
+	for (;;) {
+		if (poll(&pfd, 1, EVENT_MS) != 1) {
+			printf("   no %s within %d ms\n", rdma_event_str(want), EVENT_MS);
+			if (!peer_failed(at, ch == o_cch ? o_sch : o_cch))
+				sc_broken(at, rdma_event_str(want));
+			return false;
+		}
+		if (!rdma_get_cm_event(ch, &ev))
+			break;
+		if (errno != EAGAIN)
+			return sc_errno(at, "rdma_get_cm_event", -1);
 	}
-	if (!sc_errno(at, "rdma_get_cm_event", rdma_get_cm_event(ch, &ev)))
-		return false;
 	got = ev->event;
 	status = ev->status;
 	ok = got == want;
@@ -145,9 +178,12 @@ static void attempt(struct attempt *at)
 
 	if (!MUST(o))
 		return;
+	o_sch = o_cch = NULL;
 	errno = 0;
 	if (!sc_made(at, "rdma_create_event_channel", o->sch = rdma_create_event_channel()) ||
 	    !sc_made(at, "rdma_create_event_channel", o->cch = rdma_create_event_channel()) ||
+	    !MUST(!fcntl((o_sch = o->sch)->fd, F_SETFL, O_NONBLOCK)) ||
+	    !MUST(!fcntl((o_cch = o->cch)->fd, F_SETFL, O_NONBLOCK)) ||
 	    !sc_errno(at, "rdma_create_id", rdma_create_id(o->sch, &o->listen, NULL, RDMA_PS_TCP)) ||
 	    !sc_errno(at, "rdma_bind_addr", rdma_bind_addr(o->listen, (struct sockaddr *)&sin)) ||
 	    !sc_errno(at, "rdma_listen", rdma_listen(o->listen, 4)) ||
