@@ -347,9 +347,13 @@ static int scan(struct nl_sock *sk, struct verbs_list_node *found, bool *suspect
 		verbs_list_del(node);
 		free(sysfs);
 	}
-	/* Devices but no char device answers: a kernel older than
-	 * GET_CHARDEV, which sysfs can still describe. */
-	if (d.n && !kept) {
+	/* A query that failed may have been the socket's (a lost answer, no
+	 * memory), not the kernel's refusal, and exchange() cannot tell them
+	 * apart: listing the others would drop a device that exists.  sysfs
+	 * describes them all, as it does a kernel older than GET_CHARDEV
+	 * (devices but no char device answers). */
+	if (kept < d.n) {
+		free_records(&devs);
 		errno = EOPNOTSUPP;
 		return -1;
 	}
