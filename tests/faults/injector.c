@@ -221,13 +221,17 @@ __attribute__((constructor)) static void configure(void)
 
 /* ---- syscalls ---------------------------------------------------- */
 
-#define FAIL_SYSCALL(call, failed) do {					\
-	int err_;							\
-	if (fire(KIND_SYSCALL, call, __builtin_return_address(0), &err_)) { \
-		errno = err_;						\
-		return failed;						\
-	}								\
-} while (0)
+/* Whether this call from CALLER is the one to fail; if so errno is set
+ * for the wrapper to return its failure value. */
+static bool syscall_fails(const char *call, const void *caller)
+{
+	int err;
+
+	if (!fire(KIND_SYSCALL, call, caller, &err))
+		return false;
+	errno = err;
+	return true;
+}
 
 static mode_t mode_of(int flags, va_list ap)
 {
@@ -242,7 +246,8 @@ EXPORT int open64(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode = mode_of(flags, ap);
 	va_end(ap);
-	FAIL_SYSCALL("open", -1);
+	if (syscall_fails("open", __builtin_return_address(0)))
+		return -1;
 	return NEXT(open64)(path, flags, mode);
 }
 
@@ -254,7 +259,8 @@ EXPORT int open(const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode = mode_of(flags, ap);
 	va_end(ap);
-	FAIL_SYSCALL("open", -1);
+	if (syscall_fails("open", __builtin_return_address(0)))
+		return -1;
 	return NEXT(open)(path, flags, mode);
 }
 
@@ -266,19 +272,22 @@ EXPORT int openat(int dir, const char *path, int flags, ...)
 	va_start(ap, flags);
 	mode = mode_of(flags, ap);
 	va_end(ap);
-	FAIL_SYSCALL("openat", -1);
+	if (syscall_fails("openat", __builtin_return_address(0)))
+		return -1;
 	return NEXT(openat)(dir, path, flags, mode);
 }
 
 EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	FAIL_SYSCALL("fopen", NULL);
+	if (syscall_fails("fopen", __builtin_return_address(0)))
+		return NULL;
 	return NEXT(fopen64)(path, mode);
 }
 
 EXPORT FILE *fopen(const char *path, const char *mode)
 {
-	FAIL_SYSCALL("fopen", NULL);
+	if (syscall_fails("fopen", __builtin_return_address(0)))
+		return NULL;
 	return NEXT(fopen)(path, mode);
 }
 
@@ -290,13 +299,15 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	FAIL_SYSCALL("ioctl", -1);
+	if (syscall_fails("ioctl", __builtin_return_address(0)))
+		return -1;
 	return NEXT(ioctl)(fd, request, arg);
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t count)
 {
-	FAIL_SYSCALL("write", -1);
+	if (syscall_fails("write", __builtin_return_address(0)))
+		return -1;
 	return NEXT(write)(fd, buf, count);
 }
 
@@ -310,14 +321,16 @@ static size_t maybe_short(const char *call, const void *ret, size_t len)
 
 EXPORT ssize_t read(int fd, void *buf, size_t count)
 {
-	FAIL_SYSCALL("read", -1);
+	if (syscall_fails("read", __builtin_return_address(0)))
+		return -1;
 	count = maybe_short("read", __builtin_return_address(0), count);
 	return NEXT(read)(fd, buf, count);
 }
 
 EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 {
-	FAIL_SYSCALL("recv", -1);
+	if (syscall_fails("recv", __builtin_return_address(0)))
+		return -1;
 	len = maybe_short("recv", __builtin_return_address(0), len);
 	return NEXT(recv)(fd, buf, len, flags);
 }
@@ -325,7 +338,8 @@ EXPORT ssize_t recv(int fd, void *buf, size_t len, int flags)
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from,
 			socklen_t *fromlen)
 {
-	FAIL_SYSCALL("recvfrom", -1);
+	if (syscall_fails("recvfrom", __builtin_return_address(0)))
+		return -1;
 	len = maybe_short("recvfrom", __builtin_return_address(0), len);
 	return NEXT(recvfrom)(fd, buf, len, flags, from, fromlen);
 }
@@ -335,7 +349,8 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	size_t whole = msg->msg_iovlen ? msg->msg_iov[0].iov_len : 0;
 	ssize_t got;
 
-	FAIL_SYSCALL("recvmsg", -1);
+	if (syscall_fails("recvmsg", __builtin_return_address(0)))
+		return -1;
 	if (msg->msg_iovlen)
 		msg->msg_iov[0].iov_len = maybe_short("recvmsg", __builtin_return_address(0), whole);
 	got = NEXT(recvmsg)(fd, msg, flags);
@@ -346,84 +361,98 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 
 EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
-	FAIL_SYSCALL("send", -1);
+	if (syscall_fails("send", __builtin_return_address(0)))
+		return -1;
 	return NEXT(send)(fd, buf, len, flags);
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to,
 		      socklen_t tolen)
 {
-	FAIL_SYSCALL("sendto", -1);
+	if (syscall_fails("sendto", __builtin_return_address(0)))
+		return -1;
 	return NEXT(sendto)(fd, buf, len, flags, to, tolen);
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	FAIL_SYSCALL("sendmsg", -1);
+	if (syscall_fails("sendmsg", __builtin_return_address(0)))
+		return -1;
 	return NEXT(sendmsg)(fd, msg, flags);
 }
 
 EXPORT int socket(int domain, int type, int protocol)
 {
-	FAIL_SYSCALL("socket", -1);
+	if (syscall_fails("socket", __builtin_return_address(0)))
+		return -1;
 	return NEXT(socket)(domain, type, protocol);
 }
 
 EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	FAIL_SYSCALL("poll", -1);
+	if (syscall_fails("poll", __builtin_return_address(0)))
+		return -1;
 	return NEXT(poll)(fds, n, timeout);
 }
 
 EXPORT int eventfd(unsigned int initval, int flags)
 {
-	FAIL_SYSCALL("eventfd", -1);
+	if (syscall_fails("eventfd", __builtin_return_address(0)))
+		return -1;
 	return NEXT(eventfd)(initval, flags);
 }
 
 EXPORT int epoll_create1(int flags)
 {
-	FAIL_SYSCALL("epoll_create1", -1);
+	if (syscall_fails("epoll_create1", __builtin_return_address(0)))
+		return -1;
 	return NEXT(epoll_create1)(flags);
 }
 
 EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	FAIL_SYSCALL("mmap", MAP_FAILED);
+	if (syscall_fails("mmap", __builtin_return_address(0)))
+		return MAP_FAILED;
 	return NEXT(mmap64)(addr, len, prot, flags, fd, off);
 }
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	FAIL_SYSCALL("mmap", MAP_FAILED);
+	if (syscall_fails("mmap", __builtin_return_address(0)))
+		return MAP_FAILED;
 	return NEXT(mmap)(addr, len, prot, flags, fd, off);
 }
 
 /* ---- allocations ------------------------------------------------- */
 
-#define FAIL_MALLOC(call) do {						\
-	int err_;							\
-	if (fire(KIND_MALLOC, call, __builtin_return_address(0), &err_)) { \
-		errno = ENOMEM;						\
-		return NULL;						\
-	}								\
-} while (0)
+static bool malloc_fails(const char *call, const void *caller)
+{
+	int err;
+
+	if (!fire(KIND_MALLOC, call, caller, &err))
+		return false;
+	errno = ENOMEM;
+	return true;
+}
 
 EXPORT void *malloc(size_t size)
 {
-	FAIL_MALLOC("malloc");
+	if (malloc_fails("malloc", __builtin_return_address(0)))
+		return NULL;
 	return __libc_malloc(size);
 }
 
 EXPORT void *calloc(size_t n, size_t size)
 {
-	FAIL_MALLOC("calloc");
+	if (malloc_fails("calloc", __builtin_return_address(0)))
+		return NULL;
 	return __libc_calloc(n, size);
 }
 
 EXPORT void *realloc(void *ptr, size_t size)
 {
-	FAIL_MALLOC("realloc");
+	if (malloc_fails("realloc", __builtin_return_address(0)))
+		return NULL;
 	return __libc_realloc(ptr, size);
 }
 
@@ -432,7 +461,8 @@ EXPORT char *strdup(const char *s)
 	size_t len = strlen(s) + 1;
 	char *copy;
 
-	FAIL_MALLOC("strdup");
+	if (malloc_fails("strdup", __builtin_return_address(0)))
+		return NULL;
 	copy = __libc_malloc(len);
 	return copy ? memcpy(copy, s, len) : NULL;
 }
