@@ -37,47 +37,25 @@ static bool with_async_fd;
 static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd,
 					void *private_data)
 {
-	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret = ENOMEM;
-
 	last_private_data = private_data;
-	if (vctx)
-		ret = verbs_init_context(vctx, dev, cmd_fd);
-	if (ret) {
-		free(vctx);
-		close(cmd_fd);
-		errno = ret;
-		return NULL;
-	}
-	/* As a write() kernel's context comes: with its event fd. */
-	if (with_async_fd)
-		vctx->context.async_fd = dup(cmd_fd);
-	return vctx;
-}
-
-static void fake_free(struct ibv_context *ctx)
-{
-	struct verbs_context *vctx = verbs_get_ctx(ctx);
-
-	verbs_uninit_context(vctx);
-	free(vctx);
+	return unit_bare_context(dev, cmd_fd, with_async_fd);
 }
 
 static const char *const fake_names[] = { "fake*", NULL };
 static const struct verbs_provider by_name = {
 	.name = "by-name", .ibdev_patterns = fake_names, .min_abi = 1, .max_abi = 1,
-	.alloc_context = fake_alloc, .free_context = fake_free,
+	.alloc_context = fake_alloc, .free_context = unit_bare_context_free,
 };
 
 static const char *const fake_aliases[] = { "pci:v000015B3d*", NULL };
 static const struct verbs_provider by_alias = {
 	.name = "by-alias", .modalias_patterns = fake_aliases, .min_abi = 1, .max_abi = 1,
-	.alloc_context = fake_alloc, .free_context = fake_free,
+	.alloc_context = fake_alloc, .free_context = unit_bare_context_free,
 };
 
 static const struct verbs_provider by_id = {
 	.name = "by-id", .driver_id = RDMA_DRIVER_EFA, .min_abi = 0, .max_abi = 5,
-	.alloc_context = fake_alloc, .free_context = fake_free,
+	.alloc_context = fake_alloc, .free_context = unit_bare_context_free,
 };
 
 /* Discovery sees these instead of the built-in providers. */

@@ -91,34 +91,14 @@ END_TEST
 
 static struct verbs_context *fake_alloc(struct verbs_device *dev, int cmd_fd, void *private_data)
 {
-	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
-	int ret = ENOMEM;
-
 	(void)private_data;
-	if (vctx)
-		ret = verbs_init_context(vctx, dev, cmd_fd);
-	if (ret) {
-		free(vctx);
-		close(cmd_fd);
-		errno = ret;
-		return NULL;
-	}
-	vctx->context.async_fd = dup(cmd_fd);
-	return vctx;
-}
-
-static void fake_free(struct ibv_context *ctx)
-{
-	struct verbs_context *vctx = verbs_get_ctx(ctx);
-
-	verbs_uninit_context(vctx);
-	free(vctx);
+	return unit_bare_context(dev, cmd_fd, true);
 }
 
 static const char *const fake_names[] = { "fake*", NULL };
 static const struct verbs_provider fake_provider = {
 	.name = "fake", .ibdev_patterns = fake_names, .min_abi = 1, .max_abi = 1,
-	.alloc_context = fake_alloc, .free_context = fake_free,
+	.alloc_context = fake_alloc, .free_context = unit_bare_context_free,
 };
 static const struct verbs_provider *const fake_providers[] = { &fake_provider, NULL };
 

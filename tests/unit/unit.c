@@ -257,6 +257,32 @@ void fake_kernel_close(struct ibv_context *ctx)
 	munmap(fake_kernel.mem, fake_kernel.driver->mem_size);
 }
 
+struct verbs_context *unit_bare_context(struct verbs_device *dev, int cmd_fd, bool with_async_fd)
+{
+	struct verbs_context *vctx = calloc(1, sizeof(*vctx));
+	int ret = ENOMEM;
+
+	if (vctx)
+		ret = verbs_init_context(vctx, dev, cmd_fd);
+	if (ret) {
+		free(vctx);
+		close(cmd_fd);
+		errno = ret;
+		return NULL;
+	}
+	if (with_async_fd)
+		vctx->context.async_fd = dup(cmd_fd);
+	return vctx;
+}
+
+void unit_bare_context_free(struct ibv_context *ctx)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
+
+	verbs_uninit_context(vctx);
+	free(vctx);
+}
+
 bool unit_dontfork(const void *addr)
 {
 	FILE *f = fopen("/proc/self/smaps", "re");

@@ -44,6 +44,16 @@ void unit_tree_clear_devices(void);
 void unit_add_device(const char *cdev, const char *ibdev, const char *abi, bool dev_node);
 
 /*
+ * A provider's context with no kernel behind it, for the fake devices of
+ * the discovery tests: unit_bare_context() initialises one on CMD_FD (NULL
+ * and errno on failure, the fd closed), with a dup of it as the event fd
+ * when WITH_ASYNC_FD, as a write() kernel hands one out;
+ * unit_bare_context_free() is the matching free_context.
+ */
+struct verbs_context *unit_bare_context(struct verbs_device *dev, int cmd_fd, bool with_async_fd);
+void unit_bare_context_free(struct ibv_context *ctx);
+
+/*
  * A fake kernel driver behind verbs_sys, answering legacy write()
  * commands.  Its memory is a memfd that is also the context's command fd,
  * so a provider's mmap() of a queue the kernel announced lands on the
