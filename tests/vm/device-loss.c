@@ -309,14 +309,9 @@ static int under_traffic(const char *dev, const char *netdev)
 	CHECK(verbs.errors > 0, "the verbs QPs report no error completion with the netdev down");
 
 	printf("-- rdma link delete %s, with the ids connected\n", dev);
-	fflush(stdout);
-	remover = fork();
+	remover = vt_start_link_delete(dev);
 	if (!MUST(remover >= 0))
 		return vt_finish();
-	if (!remover) {
-		execlp("rdma", "rdma", "link", "delete", dev, (char *)NULL);
-		_exit(127);
-	}
 	CHECK(cm_pending(&cm, EVENT_MS), "no rdma_cm event within %d ms of the removal", EVENT_MS);
 	atomic_store(&stopping, true);
 	CHECK(!pthread_join(thread, NULL), "the traffic thread");

@@ -143,14 +143,9 @@ int main(void)
 	CHECK(rdma_write(s.a, s.cq, s.mr, 'a'), "RDMA write before the removal");
 
 	printf("-- rdma link delete %s, with the context open\n", devname);
-	fflush(stdout);
-	pid = fork();
+	pid = vt_start_link_delete(devname);
 	if (!MUST(pid >= 0))
 		return vt_finish();
-	if (!pid) {
-		execlp("rdma", "rdma", "link", "delete", devname, (char *)NULL);
-		_exit(127);
-	}
 	CHECK(wait_listed(devname, false, 10000), "%s still listed 10 s after removal began",
 	      devname);
 	CHECK(vt_wait_child(pid, 1000) == -1, "rdma link delete finished with a context open: "

@@ -130,14 +130,9 @@ int main(void)
 	}
 
 	printf("-- rdma link delete %s with two ids on it\n", dev);
-	fflush(stdout);
-	remover = fork();
+	remover = vt_start_link_delete(dev);
 	if (!MUST(remover >= 0))
 		return vt_finish();
-	if (!remover) {
-		execlp("rdma", "rdma", "link", "delete", dev, (char *)NULL);
-		_exit(127);
-	}
 	st = vt_wait_child(child, 30000);
 	CHECK(st == 0, "the process with the ids: %s %d", st < 0 ? "still running" : "exit", st);
 	if (st < 0)

@@ -367,6 +367,19 @@ int vt_sh(const char *fmt, ...)
 	return st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+pid_t vt_start_link_delete(const char *dev)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		execlp("rdma", "rdma", "link", "delete", dev, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
 int vt_wait_child(pid_t pid, int ms)
 {
 	int st;

@@ -113,6 +113,11 @@ int vt_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
 /* Waits up to ms for the child pid: its exit status (128 + signal if
  * killed), or -1 if it still runs. */
 int vt_wait_child(pid_t pid, int ms);
+/* Starts `rdma link delete dev` in a child (stdout flushed first) and
+ * returns at once: the child's pid (for vt_wait_child), or -1.  Removing
+ * rxe0 waits until every context on it is closed, so a test that keeps
+ * one open cannot wait for the command itself. */
+pid_t vt_start_link_delete(const char *dev);
 
 /* Counts for leak checks: open fds, lines of /proc/self/maps. */
 int vt_count_fds(void);
