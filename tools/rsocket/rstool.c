@@ -157,26 +157,36 @@ int rs_recv_all(struct rs_conn *conn, void *buf, size_t len)
 	return 0;
 }
 
-void rs_format_size(char *out, size_t outlen, long long value)
+static void format_scaled(char *out, size_t outlen, long long value, long long base)
 {
-	static const struct { long long unit; char suffix; } units[] = {
-		{ 1LL << 30, 'g' }, { 1LL << 20, 'm' }, { 1LL << 10, 'k' },
-	};
+	static const char suffixes[] = { 'g', 'm', 'k' };
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		long long unit = units[i].unit;
+	for (size_t i = 0; i < sizeof(suffixes); i++) {
+		long long unit = base;
 
+		for (size_t power = i; power < sizeof(suffixes) - 1; power++)
+			unit *= base;
 		if (value < unit)
 			continue;
 		/* upstream truncates, and shows a tenth only below 10 units */
 		if (value % unit && value < 10 * unit)
 			snprintf(out, outlen, "%lld.%lld%c", value / unit,
-				 value % unit * 10 / unit, units[i].suffix);
+				 value % unit * 10 / unit, suffixes[i]);
 		else
-			snprintf(out, outlen, "%lld%c", value / unit, units[i].suffix);
+			snprintf(out, outlen, "%lld%c", value / unit, suffixes[i]);
 		return;
 	}
 	snprintf(out, outlen, "%lld", value);
+}
+
+void rs_format_size(char *out, size_t outlen, long long value)
+{
+	format_scaled(out, outlen, value, 1024);
+}
+
+void rs_format_count(char *out, size_t outlen, long long value)
+{
+	format_scaled(out, outlen, value, 1000);
 }
 
 int rs_number(const char *text, long long min, long long max, long long *out)
@@ -215,8 +225,8 @@ void rs_print_stream_row(const char *name, long long size, long long xfers,
 	char size_text[16], xfers_text[16], iters_text[16], total_text[16];
 
 	rs_format_size(size_text, sizeof(size_text), size);
-	rs_format_size(xfers_text, sizeof(xfers_text), xfers);
-	rs_format_size(iters_text, sizeof(iters_text), iters);
+	rs_format_count(xfers_text, sizeof(xfers_text), xfers);
+	rs_format_count(iters_text, sizeof(iters_text), iters);
 	rs_format_size(total_text, sizeof(total_text), bytes);
 	printf("%-10s%-8s%-8s%-8s%-8s", name, size_text, xfers_text, iters_text, total_text);
 	/* usec/xfer counts each way of a round trip */
@@ -235,7 +245,7 @@ void rs_print_dgram_row(const char *name, long long size, long long xfers,
 	char size_text[16], xfers_text[16], total_text[16];
 
 	rs_format_size(size_text, sizeof(size_text), size);
-	rs_format_size(xfers_text, sizeof(xfers_text), xfers);
+	rs_format_count(xfers_text, sizeof(xfers_text), xfers);
 	rs_format_size(total_text, sizeof(total_text), bytes);
 	printf("%-10s%-8s%-8s%-8s", name, size_text, xfers_text, total_text);
 	print_rates(bytes, xfers, usec);

@@ -63,8 +63,10 @@ int rs_wait_for(const struct rs_calls *calls, int fd, short events, int timeout_
 /* Makes FD non-blocking unless WAIT is RS_BLOCKING. */
 int rs_apply_wait(const struct rs_calls *calls, int fd, enum rs_wait wait);
 
-/* A size with upstream's suffixes: 4k, 1.1k, 125m. */
+/* A size with upstream's suffixes (powers of 1024): 4k, 1.1k, 125m. */
 void rs_format_size(char *out, size_t outlen, long long value);
+/* A count with the same suffixes, for powers of 1000: 1k, 100k. */
+void rs_format_count(char *out, size_t outlen, long long value);
 
 /* A non-negative option value, at least MIN; -1 (having said so) if not. */
 int rs_number(const char *text, long long min, long long max, long long *out);
