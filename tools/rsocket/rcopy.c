@@ -320,9 +320,10 @@ int main(int argc, char **argv)
 	char *positional[2];
 	int count = 0;
 
-	/* upstream's takes the options after the operands too */
+	/* upstream's takes the options after the operands too; '+' keeps
+	 * getopt from reordering argv under the loop's feet */
 	while (optind < argc) {
-		int c = getopt(argc, argv, "p:");
+		int c = getopt(argc, argv, "+p:");
 
 		if (c == -1) {
 			if (count < 2)
