@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* riostream: rstream's exchange with the data placed by riowrite(3)
- * into the peer's riomap(3) buffer instead of sent.  What upstream's does
- * (observed in the guest on its calls and on its buffer's bytes), and so
- * ours, to be its peer:
+ * into the peer's riomap(3) buffer instead of sent.  The calls are
+ * upstream's (observed in the guest); the message numbers below were
+ * inferred from one upstream pair's buffer bytes and are not all of its
+ * rule: against upstream's server ours waits for a number that never
+ * comes (tests/vm/rsocket-utils.sh runs no mixed riostream pair):
  * - each side has one buffer of the message size, mapped at offset 0
  *   (RDMA_IOMAPSIZE 1), zeroed but for its last byte, 0xff;
  * - after the 16-byte sync (rsend/rrecv), a turn to send is COUNT
@@ -14,8 +16,8 @@
  *   peer's last message of its turn carries: one's own last number plus
  *   COUNT - 1 (RDMA writes land in order, so all of the turn is there).
  * With COUNT 1 a turn's only message carries the number already there
- * and nothing can be waited for: upstream's program has that flaw too,
- * so ours refuses -C 1 rather than run without waiting. */
+ * and nothing can be waited for, so ours refuses -C 1 rather than run
+ * without waiting. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
