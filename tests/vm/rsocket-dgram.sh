@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Datagram rsockets (SOCK_DGRAM over UD QPs) on rxe0, with upstream's
-# udpong as the judge, in one guest:
+# Datagram rsockets (SOCK_DGRAM over UD QPs) on rxe0, with udpong, ours
+# and upstream's, as the judge, in one guest:
 # 0. rsocket-dgram-api ($1), on our librdmacm only: the r* calls' datagram
 #    semantics (source addresses, MSG_PEEK, truncation, EMSGSIZE, rpoll,
 #    a blocked receiver, rconnect, sizes).
@@ -9,6 +9,9 @@
 #    non-blocking with echo, over a range of sizes (16, udpong's smallest, to the
 #    largest UD message rxe0's MTU (1024) allows after our 8-byte
 #    header: 1016 bytes; one more fails with EMSGSIZE: the C test).
+#    Our udpong against ours, then against upstream's udpong both ways
+#    (udpong's own header and answers: program-level wire compatibility;
+#    upstream's program on our library also judges the library).
 # 2. Upstream against upstream, then mixed both ways.  Upstream's own
 #    datagram rsockets cannot work on RoCE: rconnect makes an address
 #    handle to its own port without a GRH (LID 0, WIRE.md B.3.5), which
@@ -43,11 +46,14 @@ if ! run_on ours "$1"; then
 fi
 
 heading "1. udpong, both sides on our librdmacm"
-udpong_pair "udpong blocking 16 bytes (smallest)" "$result" -T b -C 200 -S 16
-udpong_pair "udpong async (rpoll) 1000 bytes" "$result" -T a -C 200 -S 1000
-udpong_pair "udpong non-blocking echo 1016 bytes (largest)" "$result" -T n -T e -C 20 -S 1016
+PAIR_TOOLS=ours udpong_pair "our udpong blocking 16 bytes (smallest)" "$result" -T b -C 200 -S 16
+PAIR_SERVER_TOOLS=upstream PAIR_CLIENT_TOOLS=ours \
+    udpong_pair "udpong async (rpoll) 1000 bytes, upstream's server, our client" "$result" -T a -C 200 -S 1000
+PAIR_SERVER_TOOLS=ours PAIR_CLIENT_TOOLS=upstream \
+    udpong_pair "udpong non-blocking echo 1016 bytes (largest), our server, upstream's client" "$result" -T n -T e -C 20 -S 1016
 
-heading "2. upstream's udpong on upstream's librdmacm, and mixed"
+heading "2. upstream's udpong on upstream's librdmacm, and mixed libraries"
+export PAIR_TOOLS=upstream
 if PAIR_SIDE=reference udpong_pair "udpong upstream <-> upstream" "$result" -T b -C 10 -S 100; then
     PAIR_SERVER_SIDE=reference PAIR_CLIENT_SIDE=ours UDPONG_CLIENT_TIMEOUT=5 PAIR_SERVER_GRACE=1 \
         udpong_pair "udpong server upstream, client ours" "$result" -T b -C 10 -S 100
