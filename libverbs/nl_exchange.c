@@ -42,6 +42,11 @@ int verbs_nl_exchange(int fd, struct nlmsghdr *req, void *buf, size_t size,
 			if (nlh->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *err = NLMSG_DATA(nlh);
 
+				/* The kernel sends 0 (an ACK) or a negative
+				 * errno; anything else is not its answer. */
+				if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*err)) ||
+				    err->error > 0 || err->error < -4095)
+					return EPROTO;
 				return -err->error;
 			}
 			ret = on_msg(nlh, arg);
