@@ -56,13 +56,15 @@ failures=0
 rxe_packets() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts; }
 tcp_segments() { awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snmp; }
 
+# Until COMMAND succeeds, for 30 s of wall time (60 tries, as before,
+# stretched to ~170 s on a host at load 25: a transfer that never
+# arrives waited that long for its verdict).
 wait_for() {
-    local i
-    for i in $(seq 60); do
-        "$@" && return 0
+    local end=$((SECONDS + 30))
+    until "$@"; do
+        ((SECONDS < end)) || return 1
         nap 0.5
     done
-    return 1
 }
 cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
 cm_free() { ! cm_listening; }
@@ -98,11 +100,23 @@ qps_prove_rdma() {
     [ $n -ge "$min" ] && [ $bad = 0 ] || { echo "  $n RC QPs in RTS (owners preloaded: $((1 - bad))), want $min"; return 1; }
 }
 
-# arrived_over_rdma FILE WHAT: non-zero unless FILE fills within ~30 s
-# (since counters_start) and qps_prove_rdma 2 holds.
+# FILE (being written) fills: within 30 s, or later while it still
+# grows (a slow host), not once it has stalled for 10 s.
+fills() {
+    local file=$1 end=$((SECONDS + 30)) now last=0
+    until has_size "$file"; do
+        now=$(stat -c %s "$file" 2> /dev/null) || now=0
+        ((now > last)) && last=$now end=$((end > SECONDS + 10 ? end : SECONDS + 10))
+        ((SECONDS < end)) || return 1
+        nap 0.5
+    done
+}
+
+# arrived_over_rdma FILE WHAT: non-zero unless FILE fills (since
+# counters_start) and qps_prove_rdma 2 holds.
 arrived_over_rdma() {
-    if ! wait_for has_size "$1"; then
-        echo "  $2 did not arrive within ~30 s"
+    if ! fills "$1"; then
+        echo "  $2 did not arrive (stalled at $(stat -c %s "$1" 2> /dev/null || echo 0) bytes after $((SECONDS - start)) s)"
         return 1
     fi
     echo "  $2 arrived after $((SECONDS - start)) s"
