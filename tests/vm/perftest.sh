@@ -3,12 +3,13 @@
 # Upstream's perftest (Debian's build) on our libibverbs over rxe0, server
 # and client, out-of-band exchange over TCP, or over rdma_cm with -R:
 #     perftest.sh [--cmd-modes] PROGRAM [ARG...]
-#     perftest.sh --suite rxe|siw
+#     perftest.sh --suite rxe|siw...
 # e.g. perftest.sh ib_send_bw -c UD.  Few iterations (TCG is slow).  With
 # --cmd-modes, instead: three runs with the kernel commands as our library
 # picks them (ioctl on this kernel), forced through write() and forced
 # through ioctl() (OPENVERBS_CMD_MODE), under strace to show that each
-# side used that transport.  --suite runs a list in one guest: on rxe0
+# side used that transport.  --suite runs a list in one guest (each
+# device's after the other: a boot costs 10-15 s of CI time): on rxe0
 # ib_{write,read,send,atomic}_bw, ib_{write,send}_lat, rdma_cm (-R)
 # RC and UD runs; on siw0 the bandwidth programs, over rdma_cm (-R:
 # iWARP connects only through it; no atomics, no UD; the latency programs
@@ -22,10 +23,19 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
-modes=0 suite=
+modes=0 suites=()
+usage="usage: perftest.sh [--cmd-modes] PROGRAM [ARG...] | --suite rxe|siw..."
 [ "$1" = --cmd-modes ] && { modes=1; shift; }
-[ "$1" = --suite ] && { suite=$2; shift 2; set -- ib_write_bw; }
-[ $# -ge 1 ] || fail "usage: perftest.sh [--cmd-modes] PROGRAM [ARG...] | --suite rxe|siw"
+if [ "$1" = --suite ]; then
+    shift
+    suites=("$@")
+    [ ${#suites[@]} -gt 0 ] || fail "$usage"
+    for suite in "${suites[@]}"; do
+        case $suite in rxe|siw) ;; *) fail "no perftest suite '$suite' (rxe|siw)" ;; esac
+    done
+    set -- ib_write_bw
+fi
+[ $# -ge 1 ] || fail "$usage"
 prog=$1
 shift
 
@@ -70,8 +80,8 @@ perf() {
         "$p" "${args[@]}" -- "$p" "${args[@]}" "$ip"
 }
 
-if [ -n "$suite" ]; then
-    bw=(-n 100 -s 4096) lat=(-n 100 -s 64) ud=(-n 100 -s 1024)
+bw=(-n 100 -s 4096) lat=(-n 100 -s 64) ud=(-n 100 -s 1024)
+for suite in "${suites[@]}"; do
     case $suite in
         rxe)
             # Not ib_read_lat nor ib_atomic_lat (ib_read_bw and
@@ -98,8 +108,9 @@ if [ -n "$suite" ]; then
             echo "  ib_write_lat -R: a flushed completion (status 5), every time"
             echo "  ib_read_lat -R, ib_send_lat -R: intermittently (refused connects, timeouts," \
                  "no result), seen with PAIR_SIDE=reference as often as on ours" ;;
-        *) fail "no perftest suite '$suite' (rxe|siw)" ;;
     esac
+done
+if [ ${#suites[@]} -gt 0 ]; then
     pair_summary
     exit
 fi

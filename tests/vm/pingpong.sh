@@ -1,23 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The ibv_TYPE_pingpong programs (TYPE rc, uc, ud or srq) over rxe0, every
-# run checking the received data (-c):
-#   - upstream's on our libibverbs, with --events (-e), rc also with
-#     --new_send (-N);
+# run checking the received data (-c), in one guest for all the parts
+# named (each guest boot costs 10-15 s of CI time):
+#     pingpong.sh PART...    PART: rc|uc|ud|srq, --cmd-modes, --edges
+# A TYPE runs four pairs (ping-pong x peer x role, on rxe0):
+#   - upstream's program at both ends on our libibverbs, with --events
+#     (-e), rc also with --new_send (-N); rc's under strace, showing that
+#     our library's automatic choice of kernel transport is ioctl();
 #   - ours (tools/pingpong) against ours, on our libraries;
 #   - ours against upstream's as the peer, each on its own side's
 #     libraries, in both roles (the wire: the TCP exchange of addresses
 #     and the messages); rc's mixed pairs add -e and -N.
-# With --cmd-modes, instead: three runs of upstream's with the kernel
-# commands as our library picks them (ioctl on this kernel), forced
-# through write() and forced through ioctl() (OPENVERBS_CMD_MODE), under
-# strace to show that each side used that transport.
-# With --edges, instead: what must fail fails as upstream's does (same
-# exit status, same output but for QPNs and PSNs): bad arguments, what
-# rxe0 lacks (ODP, time stamps, device memory, XRC), and siw0, where no
-# ping-pong runs (iWARP QPs only connect through rdma_cm, so none reaches
-# RTS; siw has no UD or UC QPs).
-#     pingpong.sh [--cmd-modes] TYPE | pingpong.sh --edges
+# --cmd-modes: upstream's rc with the kernel commands forced through
+# write() and forced through ioctl() (OPENVERBS_CMD_MODE), under strace
+# to show that each side used that transport (the automatic choice: rc).
+# --edges: what must fail fails as upstream's does (same exit status,
+# same output but for QPNs and PSNs): bad arguments, what rxe0 lacks
+# (ODP, time stamps, device memory, XRC), and siw0, where no ping-pong
+# runs (iWARP QPs only connect through rdma_cm, so none reaches RTS; siw
+# has no UD or UC QPs).
+# Not on siw0 (see --edges) and not xsrq's data path (not ours yet).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
@@ -62,8 +65,8 @@ same_as_upstream() {
     fi
 }
 
-if [ "$1" = --edges ]; then
-    rxe=(-d "$RDMAVM_RXE_DEV")
+edges() {
+    local rxe=(-d "$RDMAVM_RXE_DEV") type ours theirs
     heading "bad arguments"
     # the usage text of each source (uc's and ud's are rc's, but for
     # their lines); the rest goes through the same code in all
@@ -109,60 +112,80 @@ if [ "$1" = --edges ]; then
     echo "skipped: ibv_srq_pingpong on siw0, the same failure at RTS as rc's, for 16 QPs (too slow a pair to say nothing new)"
     heading "libraries"
     # the providers each library loaded, as pair() does, go unlisted
-    libs=$(check_loaded ours "$ours_ld") || { echo "$libs"; fail "our programs did not run on our libraries"; }
-    grep -v '^  provider: ' <<< "$libs"
-    libs=$(check_loaded reference "$reference_ld") || { echo "$libs"; fail "upstream's programs did not run on upstream's libraries"; }
-    grep -v '^  provider: ' <<< "$libs"
-    [ $edge_failed = 0 ] || fail "$edge_failed case(s) differ from upstream's"
-    echo "all cases as upstream's"
-    exit
-fi
+    local side libs
+    local -A traces=([ours]=$ours_ld [reference]=$reference_ld)
+    for side in ours reference; do
+        if libs=$(check_loaded $side "${traces[$side]}"); then
+            grep -v '^  provider: ' <<< "$libs"
+        else
+            echo "$libs"
+            echo "FAIL: the $side programs did not run on the $side libraries"
+            edge_failed=$((edge_failed + 1))
+        fi
+    done
+    [ $edge_failed = 0 ] && echo "all cases as upstream's"
+}
 
-modes=0
-[ "$1" = --cmd-modes ] && { modes=1; shift; }
-type=$1
-prog=ibv_${type}_pingpong
 dev=(-d "$RDMAVM_RXE_DEV" -g "$RDMAVM_RXE_GID" -c)
-# TCG is slow: few exchanges; srq runs -q QPs, each -n times
-case $type in
-    rc|uc|ud) iters=(-n 50) ;;
-    srq) iters=(-q 4 -n 10) ;;
-    *) fail "usage: pingpong.sh [--cmd-modes] rc|uc|ud|srq | pingpong.sh --edges" ;;
-esac
 
-if [ $modes = 1 ]; then
-    for mode in auto write ioctl; do
+cmd_modes() {
+    local mode prog=ibv_rc_pingpong
+    for mode in write ioctl; do
         OPENVERBS_CMD_MODE=$mode PAIR_STRACE=1 pair "$prog" "$done_line" \
             "$prog" "${dev[@]}" -n 50 -- "$prog" "${dev[@]}" -n 50 127.0.0.1 &&
             OPENVERBS_CMD_MODE=$mode pair_check_transport
     done
-    pair_summary
-    exit
-fi
+}
 
-extra=(-e)
-[ "$type" = rc ] && extra=(-e -N)
-pair "upstream's $prog ${extra[*]} on our libibverbs" "$done_line" \
-    "$prog" "${dev[@]}" "${iters[@]}" "${extra[@]}" -- \
-    "$prog" "${dev[@]}" "${iters[@]}" "${extra[@]}" "$RDMAVM_RXE_IP" && check_data
-# Plugin mode (plugins.sh) judges our core under upstream's providers
-# with upstream's programs alone; ours are judged in the ordinary tests.
-if [ -n "${VM_PLUGINS:-}" ]; then
-    echo "plugin mode: our $prog runs in the ${type}-pingpong test"
-    pair_summary
-    exit
-fi
-PAIR_TOOLS=ours pair "our $prog against ours" "$done_line" \
-    "$prog" "${dev[@]}" "${iters[@]}" -- "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
-# the mixed pairs: rc's with -e one way and -N the other
-mixed_srv=() mixed_cli=()
-[ "$type" = rc ] && mixed_srv=(-e -N) mixed_cli=(-N)
-PAIR_SERVER_TOOLS=ours PAIR_SERVER_SIDE=ours PAIR_CLIENT_TOOLS=upstream PAIR_CLIENT_SIDE=reference \
-    pair "our $prog server${mixed_srv[*]:+ ${mixed_srv[*]}}, upstream's client" "$done_line" \
-    "$prog" "${dev[@]}" "${iters[@]}" "${mixed_srv[@]}" -- \
-    "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
-PAIR_SERVER_TOOLS=upstream PAIR_SERVER_SIDE=reference PAIR_CLIENT_TOOLS=ours PAIR_CLIENT_SIDE=ours \
-    pair "upstream's $prog server, our client${mixed_cli[*]:+ ${mixed_cli[*]}}" "$done_line" \
-    "$prog" "${dev[@]}" "${iters[@]}" -- \
-    "$prog" "${dev[@]}" "${iters[@]}" "${mixed_cli[@]}" 127.0.0.1 && check_data
+one_type() {
+    local type=$1 prog=ibv_${1}_pingpong iters extra=(-e) strace=
+    # TCG is slow: few exchanges; srq runs -q QPs, each -n times
+    case $type in
+        rc|uc|ud) iters=(-n 50) ;;
+        srq) iters=(-q 4 -n 10) ;;
+    esac
+    [ "$type" = rc ] && extra=(-e -N)
+    # (not in plugin mode: its commands are the plugin's choice)
+    [ "$type" = rc ] && [ -z "${VM_PLUGINS:-}" ] && strace=1
+    PAIR_STRACE=$strace pair "upstream's $prog ${extra[*]} on our libibverbs" "$done_line" \
+        "$prog" "${dev[@]}" "${iters[@]}" "${extra[@]}" -- \
+        "$prog" "${dev[@]}" "${iters[@]}" "${extra[@]}" "$RDMAVM_RXE_IP" && check_data &&
+        { [ -z "$strace" ] || pair_check_transport; }
+    # Plugin mode (plugins.sh) judges our core under upstream's providers
+    # with upstream's programs alone; ours are judged in the ordinary tests.
+    if [ -n "${VM_PLUGINS:-}" ]; then
+        echo "plugin mode: our $prog runs in the pingpong test"
+        return
+    fi
+    PAIR_TOOLS=ours pair "our $prog against ours" "$done_line" \
+        "$prog" "${dev[@]}" "${iters[@]}" -- "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
+    # the mixed pairs: rc's with -e one way and -N the other
+    local mixed_srv=() mixed_cli=()
+    [ "$type" = rc ] && mixed_srv=(-e -N) mixed_cli=(-N)
+    PAIR_SERVER_TOOLS=ours PAIR_SERVER_SIDE=ours PAIR_CLIENT_TOOLS=upstream PAIR_CLIENT_SIDE=reference \
+        pair "our $prog server${mixed_srv[*]:+ ${mixed_srv[*]}}, upstream's client" "$done_line" \
+        "$prog" "${dev[@]}" "${iters[@]}" "${mixed_srv[@]}" -- \
+        "$prog" "${dev[@]}" "${iters[@]}" 127.0.0.1 && check_data
+    PAIR_SERVER_TOOLS=upstream PAIR_SERVER_SIDE=reference PAIR_CLIENT_TOOLS=ours PAIR_CLIENT_SIDE=ours \
+        pair "upstream's $prog server, our client${mixed_cli[*]:+ ${mixed_cli[*]}}" "$done_line" \
+        "$prog" "${dev[@]}" "${iters[@]}" -- \
+        "$prog" "${dev[@]}" "${iters[@]}" "${mixed_cli[@]}" 127.0.0.1 && check_data
+}
+
+usage="usage: pingpong.sh PART... (PART: rc|uc|ud|srq, --cmd-modes, --edges)"
+[ $# -gt 0 ] || fail "$usage"
+for part in "$@"; do
+    case $part in
+        rc|uc|ud|srq|--cmd-modes|--edges) ;;
+        *) fail "$usage" ;;
+    esac
+done
+for part in "$@"; do
+    case $part in
+        --edges) edges ;;
+        --cmd-modes) cmd_modes ;;
+        *) one_type "$part" ;;
+    esac
+done
+[ $edge_failed = 0 ] || fail "$edge_failed edge case(s) differ from upstream's"
 pair_summary
