@@ -227,14 +227,6 @@ static bool slot_busy(struct lane *l, enum kind kind, int user, int slot)
 	return atomic_load(&l->busy[kind][user * SLOTS + slot]);
 }
 
-static long ms_since(const struct timespec *start)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
-}
-
 /* Polls the lane until the slot is free: false after WAIT_MS. */
 static bool wait_slot(struct lane *l, enum kind kind, int user, int slot)
 {
@@ -243,7 +235,7 @@ static bool wait_slot(struct lane *l, enum kind kind, int user, int slot)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (slot_busy(l, kind, user, slot)) {
 		poll_lane(l);
-		if (ms_since(&start) > WAIT_MS) {
+		if (vt_ms_since(&start) > WAIT_MS) {
 			vt_fail("%s: user %d's %s slot %d never completed", l->name, user,
 				kind == SEND ? "send" : "receive", slot);
 			return false;
@@ -497,7 +489,7 @@ int main(int argc, char **argv)
 		vt_skip("no siw0 here (%s): churn on rxe0 alone", strerror(errno));
 	vt_skip("data path on siw0: its RC QPs connect only through rdma_cm (iWARP)");
 
-	printf("set up in %ld ms\n", ms_since(&begun));
+	printf("set up in %ld ms\n", vt_ms_since(&begun));
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (int t = 0; t < threads; t++)
 		if (!MUST(pthread_create(&data[t], NULL, data_thread, (void *)(intptr_t)t) == 0))
@@ -518,7 +510,7 @@ int main(int argc, char **argv)
 	for (int t = 0; t < threads; t++)
 		lane_account(&own[t]);
 	printf("%ld ms: %d messages on the shared pair, %d on each own pair; %ld churn rounds,"
-	       " %ld rescans, %ld forks\n", ms_since(&start), threads * iterations, iterations,
+	       " %ld rescans, %ld forks\n", vt_ms_since(&start), threads * iterations, iterations,
 	       atomic_load(&churned), atomic_load(&rescans), atomic_load(&forks));
 	CHECK(atomic_load(&churned) > 0 && atomic_load(&rescans) > 0 && atomic_load(&forks) > 0,
 	      "a helper thread never got through one round");
@@ -528,6 +520,6 @@ int main(int argc, char **argv)
 		lane_fini(&own[t]);
 	CHECK(!ibv_dealloc_pd(pd) && !ibv_close_device(ctx) &&
 	      (!siw_ctx || !ibv_close_device(siw_ctx)), "teardown: %s", strerror(errno));
-	printf("%ld ms in all\n", ms_since(&begun));
+	printf("%ld ms in all\n", vt_ms_since(&begun));
 	return vt_finish();
 }
