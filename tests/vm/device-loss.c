@@ -8,9 +8,15 @@
  *  - netdev down: IBV_EVENT_PORT_ERR on the verbs context; the data path
  *    ends in error completions (no route: the requester fails the work
  *    request and the QP goes to error, the rest is flushed), not a hang;
- *  - rdma link delete: RDMA_CM_EVENT_DEVICE_REMOVAL for each of the three
- *    rdma_cm ids (listener, accepted, connecting side); rxe cannot
- *    disassociate (hot-unplug.c), so the removal waits for every context;
+ *  - netdev up again (IBV_EVENT_PORT_ACTIVE), then rdma link delete with
+ *    the ids still connected: RDMA_CM_EVENT_DEVICE_REMOVAL for each of the
+ *    three rdma_cm ids (listener, accepted, connecting side); rxe cannot
+ *    disassociate (hot-unplug.c), so the removal waits for every context.
+ *    The netdev comes back first: destroying an established id sends a
+ *    DREQ through the kernel's CM, whose MAD must complete before the
+ *    destroy returns, and with the link deleted while the netdev was
+ *    down (netdev up only after the removal had begun) upstream's run
+ *    once blocked in the last rdma_destroy_id for over a minute;
  *  - teardown after that works, and once the process is gone the removal
  *    finishes (upstream's librdmacm keeps the device's context until the
  *    process ends: the scenario runs in a child);
@@ -229,6 +235,7 @@ static bool cm_pending(struct cm_pair *p, int ms)
 static int remove_ids(struct cm_pair *p)
 {
 	struct rdma_cm_id **ids[] = { &p->client, &p->conn, &p->listen };
+	static const char *const id_names[] = { "connecting", "accepted", "listening" };
 	int removed = 0;
 
 	for (int waited = 0; removed < 3 && waited < 2 * EVENT_MS; waited += 100) {
@@ -241,15 +248,22 @@ static int remove_ids(struct cm_pair *p)
 		ch = vt_cm_pending(p->cli_ch, 0) ? p->cli_ch : p->srv_ch;
 		if (!MUST(!rdma_get_cm_event(ch, &ev)))
 			break;
-		printf("   rdma_cm event %s (status %d)\n", rdma_event_str(ev->event), ev->status);
 		id = ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ? ev->id : NULL;
+		for (int i = 0; i < 3; i++)
+			if (*ids[i] == ev->id)
+				printf("   rdma_cm event %s (status %d) for the %s id\n",
+				       rdma_event_str(ev->event), ev->status, id_names[i]);
 		rdma_ack_cm_event(ev);
 		for (int i = 0; id && i < 3; i++) {
+			struct timespec start;
+
 			if (*ids[i] != id)
 				continue;
+			clock_gettime(CLOCK_MONOTONIC, &start);
 			if (id->qp)
 				rdma_destroy_qp(id);
 			EXPECT_ERRNO(0, rdma_destroy_id(id));
+			printf("   the %s id destroyed in %ld ms\n", id_names[i], vt_ms_since(&start));
 			*ids[i] = NULL;
 			removed++;
 		}
@@ -308,6 +322,13 @@ static int under_traffic(const char *dev, const char *netdev)
 	       cmq.completed, cmq.errors, cmq.stuck ? ", then none" : "");
 	CHECK(verbs.errors > 0, "the verbs QPs report no error completion with the netdev down");
 
+	printf("-- ip link set %s up\n", netdev);
+	CHECK(vt_sh("ip link set %s up", netdev) == 0, "ip link set up failed");
+	do
+		type = async_event(ctx, EVENT_MS);
+	while (type >= 0 && type != IBV_EVENT_PORT_ACTIVE);
+	CHECK(type == IBV_EVENT_PORT_ACTIVE, "no IBV_EVENT_PORT_ACTIVE within %d ms", EVENT_MS);
+
 	printf("-- rdma link delete %s, with the ids connected\n", dev);
 	remover = vt_start_link_delete(dev);
 	if (!MUST(remover >= 0))
@@ -315,10 +336,6 @@ static int under_traffic(const char *dev, const char *netdev)
 	CHECK(cm_pending(&cm, EVENT_MS), "no rdma_cm event within %d ms of the removal", EVENT_MS);
 	atomic_store(&stopping, true);
 	CHECK(!pthread_join(thread, NULL), "the traffic thread");
-	/* with the netdev down, destroying an established rdma_cm id waits
-	 * for the kernel's CM to give up on its DREQ (a minute and more on a
-	 * busy host); the link's removal goes on all the same */
-	CHECK(vt_sh("ip link set %s up", netdev) == 0, "ip link set up failed");
 
 	printf("-- the QPs to error: every work request completes\n");
 	flush(&verbs);

@@ -5,7 +5,9 @@
 # helgrind and drd, which run it 50-100x slower under TCG, so with 2 data
 # threads x 8 iterations (the helper threads run as long as the data
 # threads do).  Either tool's report fails the run (exit 99): there is no
-# suppression file, as none is needed.  rxe's rings, the only memory the
+# suppression file, as none is needed (the test's own
+# bookkeeping is atomics, which it asks both tools to ignore: untracked()
+# in stress.c, which orders nothing).  rxe's rings, the only memory the
 # kernel writes behind the tools' backs, are read with atomics under the
 # provider's locks, and neither tool sees the kernel's side.  valgrind's
 # own default suppressions stay: with --default-suppressions=no, helgrind

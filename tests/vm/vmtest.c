@@ -380,6 +380,14 @@ pid_t vt_start_link_delete(const char *dev)
 	return pid;
 }
 
+long vt_ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
 int vt_wait_child(pid_t pid, int ms)
 {
 	int st;

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include <infiniband/verbs.h>
 
@@ -110,6 +111,8 @@ struct ibv_qp *vt_create_rc_qp(struct ibv_pd *pd, struct ibv_cq *cq);
 /* Polls cq for one completion for up to ms milliseconds: 1, 0 on
  * timeout, or negative on a poll error. */
 int vt_poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+/* Milliseconds of CLOCK_MONOTONIC since start. */
+long vt_ms_since(const struct timespec *start);
 /* Waits up to ms for the child pid: its exit status (128 + signal if
  * killed), or -1 if it still runs. */
 int vt_wait_child(pid_t pid, int ms);
