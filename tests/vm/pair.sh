@@ -4,13 +4,13 @@
 # perftest) on our libraries, inside the rdma-vm guest:
 #     . "$(dirname "$0")/pair.sh"       (after lib.sh)
 #     pair LABEL PATTERN SERVER_CMD... -- CLIENT_CMD...
-# Both sides run on our libraries under `timeout $pair_timeout`, the
+# Both sides run on our libraries for up to $pair_timeout s, the
 # client once the server listens on the out-of-band TCP port.  The loader
 # logs what both load (lib.sh's traced_run), and the pair fails unless
 # every libibverbs/librdmacm they loaded is ours (check_loaded: one check
 # for the pair).  Under TCG a process costs 0.1 s idle and over 1 s on a
 # busy host: the common path of a pair starts no process but the two
-# roles, their timeouts and the rdma_cm listener checks.  A pair passes when
+# roles and the rdma_cm listener checks.  A pair passes when
 # both exit 0 and the logs have a line matching PATTERN (the programs'
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
@@ -63,7 +63,7 @@ process_tree() {
         for list in /proc/"${tree[i]}"/task/*/children; do
             children=()
             # one line without a newline: read's status says nothing
-            read -r -a children < "$list" 2> /dev/null
+            read -r -a children 2> /dev/null < "$list"
             tree+=("${children[@]}")
         done
         i=$((i + 1))
@@ -133,21 +133,23 @@ udp_bound() {
     return 1
 }
 # Whether file $1 has a line matching the extended regular expression $2
-# (bash's =~ is regcomp's ERE, as grep -E).
+# (bash's =~ is regcomp's ERE, as grep -E's).  Files are read with
+# mapfile: read takes a system call a byte, slow under TCG.
 logged() {
-    local line
-    [ -r "$1" ] || return 1
-    while IFS= read -r line || [ -n "$line" ]; do
+    local lines line
+    mapfile -t lines 2> /dev/null < "$1" || return 1
+    for line in "${lines[@]}"; do
         [[ $line =~ $2 ]] && return 0
-    done < "$1"
+    done
     return 1
 }
 # The last two lines of file $1 matching $2, each after prefix $3.
 print_matches() {
-    local line last=()
-    while IFS= read -r line || [ -n "$line" ]; do
+    local lines line last=()
+    mapfile -t lines < "$1"
+    for line in "${lines[@]}"; do
         [[ $line =~ $2 ]] && last=("${last[@]: -1}" "$line")
-    done < "$1"
+    done
     for line in "${last[@]}"; do echo "$3$line"; done
 }
 
@@ -180,12 +182,44 @@ wait_tcp_free() {
     return 1
 }
 
-# side_run SIDE TRACEDIR LOG COMMAND...: COMMAND on SIDE's libraries,
-# traced, bounded in time, its output in LOG.
-side_run() {
-    local side=$1 dir=$2 log=$3
+# role_start SIDE TRACE LOG COMMAND...: COMMAND on SIDE's libraries,
+# traced, its output in LOG, in the background (role_pid).  A fork of this
+# shell (role_watchdog) stops it after $pair_timeout s as timeout -k 3
+# would: TERM to its process tree, KILL 3 s later, and marks
+# LOG.timeout.  timeout's own process would cost a second on a busy host.
+role_start() {
+    local side=$1 trace=$2 log=$3 i pid
     shift 3
-    ( use_libs "$side" && traced_run "$dir" timeout -k 3 "$pair_timeout" "$@" ) > "$log" 2>&1
+    ( use_libs "$side" && traced_run "$trace" "$@" ) > "$log" 2>&1 &
+    role_pid=$!
+    (
+        nap "$pair_timeout"
+        : > "$log.timeout"
+        process_tree "$role_pid"
+        kill -TERM "${tree[@]}" 2> /dev/null
+        for ((i = 0; i < 30; i++)); do
+            for pid in "${tree[@]}"; do kill -0 "$pid" 2> /dev/null && break; done ||
+                exit 0
+            nap 0.1
+        done
+        kill -KILL "${tree[@]}" 2> /dev/null
+    ) &
+    role_watchdog=$!
+    pair_servers+=("$role_pid" "$role_watchdog")
+}
+# role_wait PID WATCHDOG LOG: the exit status of role PID, 124 (as
+# timeout's) if its watchdog stopped it.
+role_wait() {
+    local status=0
+    { wait "$1"; } 2> /dev/null || status=$?   # no "Killed" from a stopped role
+    if [ -e "$3.timeout" ]; then
+        # its KILL, 3 s on, for a program that outlived the TERM
+        { wait "$2"; } 2> /dev/null
+        return 124
+    fi
+    kill "$2" 2> /dev/null
+    { wait "$2"; } 2> /dev/null
+    return $status
 }
 
 # Known kernel races (PAIR_KNOWN_RACE=NAME): race_NAME_arm readies the
@@ -259,7 +293,7 @@ pair_race_arm() {
 # right libraries and only an exit status failed) and writes what each
 # role loaded to LOG.libs.
 pair_attempt() {
-    local log=$1 sp sr=0 cr=0 t0 srv_ld=$1.ld cli_ld=$1.ld stopped=0 server_pattern late libs_ok
+    local log=$1 sp sw sr=0 cr=0 t0 srv_ld=$1.ld cli_ld=$1.ld stopped=0 server_pattern late libs_ok
     local -n srv_cmd=$2 cli_cmd=$3
     pair_why='' pair_why_exit=0
     t0=$EPOCHREALTIME
@@ -272,11 +306,11 @@ pair_attempt() {
         pair_cm_unsure=0
     fi
     : > "$log.srv"
-    side_run "$srv_side" "$srv_ld" "$log.srv" "${srv_cmd[@]}" &
-    sp=$!
-    pair_servers+=("$sp")
+    role_start "$srv_side" "$srv_ld" "$log.srv" "${srv_cmd[@]}"
+    sp=$role_pid sw=$role_watchdog
     if wait_server "$log.srv" "$sp"; then
-        side_run "$cli_side" "$cli_ld" "$log.cli" "${cli_cmd[@]}" || cr=$?
+        role_start "$cli_side" "$cli_ld" "$log.cli" "${cli_cmd[@]}"
+        role_wait "$role_pid" "$role_watchdog" "$log.cli" || cr=$?
     else
         cr=1 pair_why="the server never got ready (PAIR_WAIT=${PAIR_WAIT:-tcp port $pair_port})"
         kill_tree "$sp"
@@ -291,7 +325,7 @@ pair_attempt() {
             echo "the server still ran ${PAIR_SERVER_GRACE:-10} s after its client failed: stopped" &&
             kill_tree "$sp"
     fi
-    { wait "$sp"; } 2> /dev/null || sr=$?   # no "Killed" from a stopped server
+    role_wait "$sp" "$sw" "$log.srv" || sr=$?
     if [ $stopped = 1 ]; then
         echo "the server ran until the client ended, as expected; stopped"
         sr=0
@@ -324,7 +358,7 @@ pair_attempt() {
 }
 
 pair() {
-    local label=$1 pattern=$2 srv=() cli=() log race armed=0 line
+    local label=$1 pattern=$2 srv=() cli=() log race armed=0 lines line
     local srv_side=${PAIR_SERVER_SIDE:-${PAIR_SIDE:-$pair_side}}
     local cli_side=${PAIR_CLIENT_SIDE:-${PAIR_SIDE:-$pair_side}}
     shift 2
@@ -359,14 +393,15 @@ pair() {
         echo "retrying $label once: $pair_why, with the signature of a known $race"
         echo "--- server log (first attempt)"; tail -n 10 "$log.srv"
         echo "--- client log (first attempt)"; tail -n 10 "$log.cli"
-        rm -rf "$log".ld*
+        rm -f "$log".ld* "$log".*.timeout
         pair_race_arm
         pair_attempt "$log" srv cli
         pair_why=${pair_why:+$pair_why (on the retry after the known race)}
     fi
-    while IFS= read -r line; do
+    mapfile -t lines < "$log.libs"
+    for line in "${lines[@]}"; do
         [[ $line == '  provider: '* ]] || echo "$line"
-    done < "$log.libs"
+    done
     if [ -n "$pair_why" ]; then
         pair_failed=$((pair_failed + 1))
         echo "FAIL $label: $pair_why"
