@@ -158,7 +158,7 @@ collect_loaded() {
     local -A seen=()
     for file in "$1".*; do
         [ -f "$file" ] || continue
-        # at once: read(1) takes a system call a byte, slow under TCG
+        # at once: read makes system calls for every line, slow under TCG
         mapfile -t lines < "$file"
         for line in "${lines[@]}"; do
             [[ $line == *'calling init: '* ]] || continue

@@ -10,7 +10,8 @@
 # every libibverbs/librdmacm they loaded is ours (check_loaded: one check
 # for the pair).  Under TCG a process costs 0.1 s idle and over 1 s on a
 # busy host: the common path of a pair starts no process but the two
-# roles and the rdma_cm listener checks.  A pair passes when
+# roles, the rdma_cm listener checks and a readlink for a library path
+# new to the script.  A pair passes when
 # both exit 0 and the logs have a line matching PATTERN (the programs'
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
@@ -134,7 +135,7 @@ udp_bound() {
 }
 # Whether file $1 has a line matching the extended regular expression $2
 # (bash's =~ is regcomp's ERE, as grep -E's).  Files are read with
-# mapfile: read takes a system call a byte, slow under TCG.
+# mapfile, a few system calls a file; read makes some for every line.
 logged() {
     local lines line
     mapfile -t lines 2> /dev/null < "$1" || return 1
