@@ -130,86 +130,132 @@ use_preload() {
 }
 
 # Runs a command with the loader logging every object it initialises
-# (LD_DEBUG=libs) into DIR/ld.PID, one file per process, dlopen()ed ones
+# (LD_DEBUG=libs) into TRACE.PID, one file per process, dlopen()ed ones
 # too.  glibc logs "calling init: PATH" for objects with DT_INIT, which
 # every gcc-linked library has.
 traced_run() {
-    local dir=$1; shift
-    LD_DEBUG=libs LD_DEBUG_OUTPUT=$dir/ld "$@"
+    local trace=$1; shift
+    LD_DEBUG=libs LD_DEBUG_OUTPUT=$trace "$@"
+}
+
+# Under TCG a process costs 0.1 s idle and over 1 s on a busy host, a fork
+# of this shell a few ms: the library proof below reads the loader's logs
+# in bash and resolves each path with readlink only the first time it
+# appears in a script (a symlink does not change while a test runs).
+declare -A vm_realpath=()
+resolve_paths() {
+    local new=() resolved=() path i
+    for path; do [ -n "${vm_realpath[$path]+set}" ] || new+=("$path"); done
+    [ ${#new[@]} -gt 0 ] || return 0
+    mapfile -t resolved < <(readlink -m -- "${new[@]}")
+    for i in "${!new[@]}"; do vm_realpath[${new[i]}]=${resolved[i]}; done
+}
+
+# Sets loaded_paths to the RDMA libraries that the processes traced into
+# TRACE initialised, each once, sorted, and resolves them.
+collect_loaded() {
+    local file lines line path i
+    local -A seen=()
+    for file in "$1".*; do
+        [ -f "$file" ] || continue
+        # at once: read makes system calls for every line, slow under TCG
+        mapfile -t lines < "$file"
+        for line in "${lines[@]}"; do
+            [[ $line == *'calling init: '* ]] || continue
+            path=${line##*calling init: }
+            case ${path##*/} in
+                libibverbs.so.1|librdmacm.so.1|lib*-rdmav*.so|librspreload.so) seen[$path]=1 ;;
+            esac
+        done
+    done
+    loaded_paths=()
+    for path in "${!seen[@]}"; do
+        for ((i = ${#loaded_paths[@]}; i > 0; i--)); do
+            [[ ${loaded_paths[i - 1]} > $path ]] || break
+            loaded_paths[i]=${loaded_paths[i - 1]}
+        done
+        loaded_paths[i]=$path
+    done
+    resolve_paths "${loaded_paths[@]}"
 }
 
 # Prints the RDMA libraries a traced run loaded, one "name realpath" a
-# line.  Few processes: each costs ~0.1 s under TCG.
+# line.
 loaded_libs() {
-    local paths=() path
-    while read -r path; do
-        case ${path##*/} in
-            libibverbs.so.1|librdmacm.so.1|lib*-rdmav*.so|librspreload.so) paths+=("$path") ;;
-        esac
-    done < <(sed -n 's/.*calling init: //p' "$1"/ld.* 2> /dev/null | sort -u)
-    [ ${#paths[@]} -gt 0 ] || return 0
-    paste -d' ' <(printf '%s\n' "${paths[@]##*/}") <(readlink -f "${paths[@]}")
+    local path
+    collect_loaded "$1"
+    for path in "${loaded_paths[@]}"; do echo "${path##*/} ${vm_realpath[$path]}"; done
 }
 
-# Succeeds if the traced run in DIR loaded libibverbs, and loaded
+# Succeeds if the traced run TRACE loaded libibverbs, and loaded
 # libibverbs and librdmacm only from SIDE's directories; in plugin mode
 # also at least one provider plugin, and only from SIDE's plugin directory.
+# Run it in the calling shell, not in $(...), for its paths to be
+# resolved once per script.
 check_loaded() {
-    local side=$1 dir=$2 name path want ok=0 wrong=0 plugin_dir='' plugins=0 preloaded=0
-    [ -z "${VM_PLUGINS:-}" ] ||
-        plugin_dir=$(readlink -m "$(plugin_dir_of "$(plugins_for_side "$side")")")
-    while read -r name path; do
+    local side=$1 trace=$2 name path real want ok=0 wrong=0 plugins=0 preloaded=0
+    local verbs_dir rdmacm_dir plugin_dir='' preload='' plugin_want='' preload_want=none
+    verbs_dir=$(libdir_for "$side" libibverbs.so.1)
+    rdmacm_dir=$(libdir_for "$side" librdmacm.so.1)
+    [ -z "${VM_PLUGINS:-}" ] || plugin_dir=$(plugin_dir_of "$(plugins_for_side "$side")")
+    [ -z "${VM_PRELOAD:-}" ] || preload=$(preload_of "$VM_PRELOAD")
+    resolve_paths "$verbs_dir" "$rdmacm_dir" ${plugin_dir:+"$plugin_dir"} ${preload:+"$preload"}
+    [ -z "$plugin_dir" ] || plugin_want=${vm_realpath[$plugin_dir]}
+    [ -z "$preload" ] || preload_want=${vm_realpath[$preload]}
+    collect_loaded "$trace"
+    for path in "${loaded_paths[@]}"; do
+        name=${path##*/} real=${vm_realpath[$path]}
         case $name in
             libibverbs.so.1|librdmacm.so.1)
-                want=$(readlink -m "$(libdir_for "$side" "$name")")
-                if [ "${path%/*}" = "$want" ]; then
-                    echo "  $side: $name -> $path"
+                want=${vm_realpath[$rdmacm_dir]}
+                [ "$name" = librdmacm.so.1 ] || want=${vm_realpath[$verbs_dir]}
+                if [ "${real%/*}" = "$want" ]; then
+                    echo "  $side: $name -> $real"
                     [ "$name" = libibverbs.so.1 ] && ok=1
                 else
-                    echo "  WRONG LIBRARY: $name -> $path, not from $want"
+                    echo "  WRONG LIBRARY: $name -> $real, not from $want"
                     wrong=1
                 fi ;;
             librspreload.so)
-                want=$(readlink -m "$(preload_of "${VM_PRELOAD:-none}" 2> /dev/null)")
-                if [ -n "${VM_PRELOAD:-}" ] && [ "$path" = "$want" ]; then
-                    echo "  preload $VM_PRELOAD: $path"
+                if [ "$real" = "$preload_want" ]; then
+                    echo "  preload $VM_PRELOAD: $real"
                     preloaded=1
                 else
-                    echo "  WRONG PRELOAD: $path, not ${want:-none}"
+                    echo "  WRONG PRELOAD: $real, not $preload_want"
                     wrong=1
                 fi ;;
             *)
-                if [ -z "$plugin_dir" ]; then
-                    echo "  provider: $path"
-                elif [ "${path%/*}" = "$plugin_dir" ]; then
-                    echo "  plugin: $path"
+                if [ -z "$plugin_want" ]; then
+                    echo "  provider: $real"
+                elif [ "${real%/*}" = "$plugin_want" ]; then
+                    echo "  plugin: $real"
                     plugins=$((plugins + 1))
                 else
-                    echo "  WRONG PLUGIN: $path, not from $plugin_dir"
+                    echo "  WRONG PLUGIN: $real, not from $plugin_want"
                     wrong=1
                 fi ;;
         esac
-    done < <(loaded_libs "$dir")
+    done
     [ $ok = 1 ] || [ $wrong = 1 ] || echo "  WRONG LIBRARY: no libibverbs.so.1 was loaded"
-    if [ -n "${VM_PRELOAD:-}" ] && [ $preloaded = 0 ]; then
+    if [ -n "$preload" ] && [ $preloaded = 0 ]; then
         echo "  WRONG PRELOAD: VM_PRELOAD=$VM_PRELOAD, but no librspreload.so was loaded"
         wrong=1
     fi
-    if [ -n "$plugin_dir" ] && [ $plugins = 0 ]; then
-        echo "  WRONG PLUGIN: plugin mode ($VM_PLUGINS), but no plugin from $plugin_dir was loaded"
+    if [ -n "$plugin_want" ] && [ $plugins = 0 ]; then
+        echo "  WRONG PLUGIN: plugin mode ($VM_PLUGINS), but no plugin from $plugin_want was loaded"
         wrong=1
     fi
     [ $ok = 1 ] && [ $wrong = 0 ]
 }
 
+vm_traces=0
 run_on() {
     local side=$1; shift
-    local dir status=0
-    dir=$(mktemp -d /tmp/run_on.XXXXXX)
-    ( use_libs "$side" && use_preload && traced_run "$dir" "$@" ) || status=$?
+    local trace=/tmp/run_on.$BASHPID.$((++vm_traces)) status=0
+    ( use_libs "$side" && use_preload && traced_run "$trace" "$@" ) || status=$?
     echo "run_on $side: $* (exit $status)"
-    check_loaded "$side" "$dir" || status=120
-    rm -rf "$dir"
+    check_loaded "$side" "$trace" || status=120
+    rm -f "$trace".*
     return $status
 }
 

@@ -4,11 +4,14 @@
 # perftest) on our libraries, inside the rdma-vm guest:
 #     . "$(dirname "$0")/pair.sh"       (after lib.sh)
 #     pair LABEL PATTERN SERVER_CMD... -- CLIENT_CMD...
-# Both sides run on our libraries under `timeout $pair_timeout`, the
+# Both sides run on our libraries for up to $pair_timeout s, the
 # client once the server listens on the out-of-band TCP port.  The loader
 # logs what both load (lib.sh's traced_run), and the pair fails unless
 # every libibverbs/librdmacm they loaded is ours (check_loaded: one check
-# for the pair, as run_on's costs seconds under TCG).  A pair passes when
+# for the pair).  Under TCG a process costs 0.1 s idle and over 1 s on a
+# busy host: the common path of a pair starts no process but the two
+# roles, the rdma_cm listener checks and a readlink for a library path
+# new to the script.  A pair passes when
 # both exit 0 and the logs have a line matching PATTERN (the programs'
 # own result line: a pair that exits 0 without moving data does not
 # pass; PAIR_SERVER_PATTERN, if set, is the server's instead).
@@ -44,6 +47,7 @@ pair_timeout=${PAIR_TIMEOUT:-60}
 pair_side=${PAIR_SIDE:-ours}
 pair_port=18515
 pair_failed=0
+pair_count=0
 pair_servers=()
 pair_logs=$(mktemp -d /tmp/pair.XXXXXX)
 # a FIFO nobody writes: `read -t` on it sleeps without a process
@@ -51,10 +55,25 @@ mkfifo "$pair_logs/nap"
 exec {pair_nap_fd}<> "$pair_logs/nap"
 nap() { read -rt "$1" -u "$pair_nap_fd" _ || true; }
 
+# Sets tree to process $1 and its descendants, from the kernel's list of
+# each thread's children (no pgrep process per level).
+process_tree() {
+    local i=0 list children
+    tree=("$1")
+    while ((i < ${#tree[@]})); do
+        for list in /proc/"${tree[i]}"/task/*/children; do
+            children=()
+            # one line without a newline: read's status says nothing
+            read -r -a children 2> /dev/null < "$list"
+            tree+=("${children[@]}")
+        done
+        i=$((i + 1))
+    done
+}
 kill_tree() {
-    local child
-    for child in $(pgrep -P "$1"); do kill_tree "$child"; done
-    kill -KILL "$1" 2> /dev/null
+    process_tree "$1"
+    kill -KILL "${tree[@]}" 2> /dev/null
+    pair_cm_unsure=1
 }
 pair_cleanup() {
     local pid
@@ -76,7 +95,25 @@ listening() {
 }
 # rdma_cm servers listen on an rdma_cm id, not on a TCP port: the kernel's
 # resource list shows it (PAIR_WAIT=cm).
-cm_listening() { rdma res show cm_id 2> /dev/null | grep -q 'state LISTEN'; }
+cm_listening() { [[ $(rdma res show cm_id 2> /dev/null) == *'state LISTEN'* ]]; }
+# Whether a process of the tree of $1 has /dev/infiniband/rdma_cm open:
+# only then is the listener list worth a process, as the slow part of a
+# server's start under TCG (loading, the library's set-up) is over.
+cm_opened() {
+    local pid fd
+    process_tree "$1"
+    for pid in "${tree[@]}"; do
+        for fd in /proc/"$pid"/fd/*; do
+            [ "$fd" -ef /dev/infiniband/rdma_cm ] && return 0
+        done
+    done
+    return 1
+}
+# Whether an earlier server may still hold an rdma_cm listener: before the
+# first pair, and after one was killed (init reaps it once its killed
+# parent is gone, maybe after our wait); a server that ended by itself had
+# closed its ids before its parent could reap it.
+pair_cm_unsure=1
 wait_cm_free() {
     local i
     for ((i = 0; i < 60; i++)); do
@@ -96,8 +133,26 @@ udp_bound() {
     done
     return 1
 }
-# PAIR_WAIT=log:REGEX: the server said it is ready.
-logged() { grep -qE "$2" "$1" 2> /dev/null; }
+# Whether file $1 has a line matching the extended regular expression $2
+# (bash's =~ is regcomp's ERE, as grep -E's).  Files are read with
+# mapfile, a few system calls a file; read makes some for every line.
+logged() {
+    local lines line
+    mapfile -t lines 2> /dev/null < "$1" || return 1
+    for line in "${lines[@]}"; do
+        [[ $line =~ $2 ]] && return 0
+    done
+    return 1
+}
+# The last two lines of file $1 matching $2, each after prefix $3.
+print_matches() {
+    local lines line last=()
+    mapfile -t lines < "$1"
+    for line in "${lines[@]}"; do
+        [[ $line =~ $2 ]] && last=("${last[@]: -1}" "$line")
+    done
+    for line in "${last[@]}"; do echo "$3$line"; done
+}
 
 # Waits for the server (process $2, its log $1) as PAIR_WAIT says, for up
 # to PAIR_LISTEN_SECONDS (30; a server under valgrind on a busy host
@@ -105,8 +160,8 @@ logged() { grep -qE "$2" "$1" 2> /dev/null; }
 server_ready() {
     kill -0 "$2" 2> /dev/null || { echo "the server ended before it was ready"; return 2; }
     case ${PAIR_WAIT:-tcp} in
-        cm) cm_listening ;;
-        cm+tcp) cm_listening && listening $pair_port ;;
+        cm) cm_opened "$2" && cm_listening ;;
+        cm+tcp) cm_opened "$2" && cm_listening && listening $pair_port ;;
         log:*) logged "$1" "${PAIR_WAIT#log:}" ;;
         udp) udp_bound $pair_port ;;
         *) listening $pair_port ;;
@@ -128,12 +183,44 @@ wait_tcp_free() {
     return 1
 }
 
-# side_run SIDE TRACEDIR LOG COMMAND...: COMMAND on SIDE's libraries,
-# traced, bounded in time, its output in LOG.
-side_run() {
-    local side=$1 dir=$2 log=$3
+# role_start SIDE TRACE LOG COMMAND...: COMMAND on SIDE's libraries,
+# traced, its output in LOG, in the background (role_pid).  A fork of this
+# shell (role_watchdog) stops it after $pair_timeout s as timeout -k 3
+# would: TERM to its process tree, KILL 3 s later, and marks
+# LOG.timeout.  timeout's own process would cost a second on a busy host.
+role_start() {
+    local side=$1 trace=$2 log=$3 i pid
     shift 3
-    ( use_libs "$side" && traced_run "$dir" timeout -k 3 "$pair_timeout" "$@" ) > "$log" 2>&1
+    ( use_libs "$side" && traced_run "$trace" "$@" ) > "$log" 2>&1 &
+    role_pid=$!
+    (
+        nap "$pair_timeout"
+        : > "$log.timeout"
+        process_tree "$role_pid"
+        kill -TERM "${tree[@]}" 2> /dev/null
+        for ((i = 0; i < 30; i++)); do
+            for pid in "${tree[@]}"; do kill -0 "$pid" 2> /dev/null && break; done ||
+                exit 0
+            nap 0.1
+        done
+        kill -KILL "${tree[@]}" 2> /dev/null
+    ) &
+    role_watchdog=$!
+    pair_servers+=("$role_pid" "$role_watchdog")
+}
+# role_wait PID WATCHDOG LOG: the exit status of role PID, 124 (as
+# timeout's) if its watchdog stopped it.
+role_wait() {
+    local status=0
+    { wait "$1"; } 2> /dev/null || status=$?   # no "Killed" from a stopped role
+    if [ -e "$3.timeout" ]; then
+        # its KILL, 3 s on, for a program that outlived the TERM
+        { wait "$2"; } 2> /dev/null
+        return 124
+    fi
+    kill "$2" 2> /dev/null
+    { wait "$2"; } 2> /dev/null
+    return $status
 }
 
 # Known kernel races (PAIR_KNOWN_RACE=NAME): race_NAME_arm readies the
@@ -204,26 +291,27 @@ pair_race_arm() {
 # pair_attempt LOG SERVER_ARRAY CLIENT_ARRAY (the arrays' names), inside
 # pair() (its label, pattern and sides): one run of the pair; sets
 # pair_why (empty when it passed), pair_why_exit (1: both ran on the
-# right libraries and only an exit status failed) and pair_libs.
+# right libraries and only an exit status failed) and writes what each
+# role loaded to LOG.libs.
 pair_attempt() {
-    local log=$1 sp sr=0 cr=0 t0 srv_ld=$1.ld cli_ld=$1.ld stopped=0 server_pattern late
+    local log=$1 sp sw sr=0 cr=0 t0 srv_ld=$1.ld cli_ld=$1.ld stopped=0 server_pattern late libs_ok
     local -n srv_cmd=$2 cli_cmd=$3
     pair_why='' pair_why_exit=0
     t0=$EPOCHREALTIME
     # one loader check for the pair when both roles run on one side
     [ "$srv_side" = "$cli_side" ] || srv_ld=$log.ld.srv cli_ld=$log.ld.cli
-    mkdir -p "$srv_ld" "$cli_ld"
     if [ "${PAIR_WAIT:-tcp}" = tcp ]; then
         wait_tcp_free $pair_port || { echo "port $pair_port still busy"; ss -ltnp; }
-    else
+    elif [ $pair_cm_unsure = 1 ]; then
         wait_cm_free || echo "an rdma_cm id still listens"
+        pair_cm_unsure=0
     fi
     : > "$log.srv"
-    side_run "$srv_side" "$srv_ld" "$log.srv" "${srv_cmd[@]}" &
-    sp=$!
-    pair_servers+=("$sp")
+    role_start "$srv_side" "$srv_ld" "$log.srv" "${srv_cmd[@]}"
+    sp=$role_pid sw=$role_watchdog
     if wait_server "$log.srv" "$sp"; then
-        side_run "$cli_side" "$cli_ld" "$log.cli" "${cli_cmd[@]}" || cr=$?
+        role_start "$cli_side" "$cli_ld" "$log.cli" "${cli_cmd[@]}"
+        role_wait "$role_pid" "$role_watchdog" "$log.cli" || cr=$?
     else
         cr=1 pair_why="the server never got ready (PAIR_WAIT=${PAIR_WAIT:-tcp port $pair_port})"
         kill_tree "$sp"
@@ -238,30 +326,32 @@ pair_attempt() {
             echo "the server still ran ${PAIR_SERVER_GRACE:-10} s after its client failed: stopped" &&
             kill_tree "$sp"
     fi
-    { wait "$sp"; } 2> /dev/null || sr=$?   # no "Killed" from a stopped server
+    role_wait "$sp" "$sw" "$log.srv" || sr=$?
     if [ $stopped = 1 ]; then
         echo "the server ran until the client ended, as expected; stopped"
         sr=0
     elif [ -n "${PAIR_SERVER_STAYS:-}" ] && [ -z "$pair_why" ]; then
         pair_why="the server (PAIR_SERVER_STAYS) had ended before the client"
     fi
+    # in this shell, not in $(...): check_loaded resolves each path once
     if [ "$srv_ld" = "$cli_ld" ]; then
-        pair_libs=$(check_loaded "$srv_side" "$srv_ld") ||
+        check_loaded "$srv_side" "$srv_ld" > "$log.libs" ||
             pair_why="not (only) the $srv_side libraries were loaded"
     else
-        pair_libs=$(echo "server:"; check_loaded "$srv_side" "$srv_ld") ||
-            pair_why="the server did not load (only) the $srv_side libraries"
-        pair_libs+=$'\n'$(echo "client:"; check_loaded "$cli_side" "$cli_ld") ||
+        { echo "server:"; check_loaded "$srv_side" "$srv_ld"; libs_ok=$?
+          echo "client:"; check_loaded "$cli_side" "$cli_ld"; } > "$log.libs" ||
             pair_why="the client did not load (only) the $cli_side libraries"
+        [ "$libs_ok" = 0 ] ||
+            pair_why="the server did not load (only) the $srv_side libraries"
     fi
     server_pattern=${PAIR_SERVER_PATTERN:-$pattern}
     [ $stopped = 0 ] || server_pattern=
     if [ -z "$pair_why" ]; then
         if [ $sr != 0 ] || [ $cr != 0 ]; then
             pair_why="server exit $sr, client exit $cr" pair_why_exit=1
-        elif [ -n "$server_pattern" ] && ! grep -qE "$server_pattern" "$log.srv"; then
+        elif [ -n "$server_pattern" ] && ! logged "$log.srv" "$server_pattern"; then
             pair_why="no line matching /$server_pattern/ from the server"
-        elif ! grep -qE "$pattern" "$log.cli"; then
+        elif ! logged "$log.cli" "$pattern"; then
             pair_why="no line matching /$pattern/ from the client"
         fi
     fi
@@ -269,7 +359,7 @@ pair_attempt() {
 }
 
 pair() {
-    local label=$1 pattern=$2 srv=() cli=() log race armed=0
+    local label=$1 pattern=$2 srv=() cli=() log race armed=0 lines line
     local srv_side=${PAIR_SERVER_SIDE:-${PAIR_SIDE:-$pair_side}}
     local cli_side=${PAIR_CLIENT_SIDE:-${PAIR_SIDE:-$pair_side}}
     shift 2
@@ -283,7 +373,8 @@ pair() {
         echo "FAIL $label: a role's program is missing"
         return 1
     fi
-    log=$pair_logs/${label//[^A-Za-z0-9_.-]/_}${OPENVERBS_CMD_MODE:+.$OPENVERBS_CMD_MODE}
+    # numbered: a label may come again, its traces must not mix
+    log=$pair_logs/$((++pair_count)).${label//[^A-Za-z0-9_.-]/_}${OPENVERBS_CMD_MODE:+.$OPENVERBS_CMD_MODE}
     pair_last=$log
     heading "$label${OPENVERBS_CMD_MODE:+ (OPENVERBS_CMD_MODE=$OPENVERBS_CMD_MODE)}"
     if [ "$srv_side" = "$cli_side" ]; then
@@ -303,12 +394,15 @@ pair() {
         echo "retrying $label once: $pair_why, with the signature of a known $race"
         echo "--- server log (first attempt)"; tail -n 10 "$log.srv"
         echo "--- client log (first attempt)"; tail -n 10 "$log.cli"
-        rm -rf "$log".ld*
+        rm -f "$log".ld* "$log".*.timeout
         pair_race_arm
         pair_attempt "$log" srv cli
         pair_why=${pair_why:+$pair_why (on the retry after the known race)}
     fi
-    grep -v '^  provider: ' <<< "$pair_libs"
+    mapfile -t lines < "$log.libs"
+    for line in "${lines[@]}"; do
+        [[ $line == '  provider: '* ]] || echo "$line"
+    done
     if [ -n "$pair_why" ]; then
         pair_failed=$((pair_failed + 1))
         echo "FAIL $label: $pair_why"
@@ -317,8 +411,8 @@ pair() {
         return 1
     fi
     [ -n "${PAIR_SERVER_STAYS:-}" ] ||
-        grep -hE "${PAIR_SERVER_PATTERN:-$pattern}" "$log.srv" | tail -n 2 | sed 's/^/  srv| /'
-    grep -hE "$pattern" "$log.cli" | tail -n 2 | sed 's/^/  cli| /'
+        print_matches "$log.srv" "${PAIR_SERVER_PATTERN:-$pattern}" '  srv| '
+    print_matches "$log.cli" "$pattern" '  cli| '
     echo "ok $label"
 }
 

@@ -2,31 +2,49 @@
 # SPDX-License-Identifier: MIT
 # rdmacm-utils over one device, ours (build/tools) and upstream's, in one
 # guest:
-#     rdmacm-utils.sh rxe|siw ours|mixed|mixed2
-# "ours" runs part 1, "mixed" parts 2 and 3, "mixed2" (rxe only) the
-# part 3 pairs of udaddy and mckey: separate tests, so that
-# each fits its time limit on a busy 2-core machine and they run side by
-# side.
-# 1. On our librdmacm and our libibverbs: upstream's rping (sends, RDMA
-#    reads and writes, data checked with -V) and ucmatose (several
-#    connections, sends), which judge the library; then our tools against
-#    themselves: rping, ucmatose, rdma_server/rdma_client and
-#    rdma_xserver/rdma_xclient (the rdma_verbs.h helpers), cmtime (setup
-#    and teardown, 20 at once); on rxe also our rping -q (a QP the
-#    program creates and moves through rdma_init_qp_attr and
-#    rdma_establish itself), udaddy (UD port space: address handles from
-#    the events) and mckey (multicast join and leave, UD sends to the
-#    group).  iWARP has neither UD nor multicast.
-#    On rxe, every tool of ours given a bad option exits as upstream's
-#    does, with its usage text, and rdma_xclient -c x fails as
-#    upstream's does (neither rxe nor siw has XRC: rdma_create_ep
-#    refuses the XRC QP, EOPNOTSUPP).
-# 2. Mixed libraries: upstream's rping with our librdmacm on upstream's
-#    libibverbs (side rdmacm), and on rxe with upstream's librdmacm on our
-#    libibverbs (side verbs; siw.sh already runs those over siw0).
-# 3. Wire compatibility of our tools and libraries at once: each of our
-#    tools on our libraries against upstream's tool on upstream's
-#    libraries, in both roles (udaddy and mckey on rxe only).
+#     rdmacm-utils.sh rxe|siw PART...     PART: ours, mixed, mixed2 (rxe)
+# Tests: rdmacm-rxe (rxe ours mixed2), rdmacm-rxe-mixed (rxe mixed) and
+# rdmacm-siw (siw ours mixed), balanced so that each fits its time limit
+# on a busy 2-core machine and two run side by side; plugins.sh runs
+# "siw ours" in plugin mode (upstream's programs only).
+# ours:   upstream's rping (sends, RDMA reads and writes, data checked with
+#         -V) and ucmatose (several connections, sends) on our librdmacm
+#         and libibverbs: the library judged by upstream's programs.  Then
+#         our tools against themselves on our libraries (the matrix below):
+#         rping, ucmatose, rdma_server/rdma_client and
+#         rdma_xserver/rdma_xclient (the rdma_verbs.h helpers), cmtime
+#         (setup and teardown, 20 at once), udaddy (UD port space: address
+#         handles from the events), mckey (multicast join and leave, UD
+#         sends to the group) and rping -q (a QP the program creates and
+#         moves through rdma_init_qp_attr and rdma_establish itself: not
+#         on iWARP, where only the kernel's connect moves a QP to RTS).
+#         On rxe, every tool of ours given a bad option exits as upstream's
+#         does, with its usage text, and rdma_xclient -c x fails as
+#         upstream's does (neither rxe nor siw has XRC: rdma_create_ep
+#         refuses the XRC QP, EOPNOTSUPP).
+# mixed:  upstream's rping on mixed libraries: our librdmacm on upstream's
+#         libibverbs (side rdmacm), and on rxe upstream's librdmacm on our
+#         libibverbs (side verbs; siw.sh runs that over siw0).  Then wire
+#         compatibility of our tools and libraries at once: each of our
+#         tools on our libraries against upstream's tool on upstream's
+#         libraries, in both roles.
+# mixed2: the same for udaddy and mckey (iWARP has neither UD nor
+#         multicast).
+# Issue 12's matrix, each cell once:
+#     tool                        against itself   against upstream's
+#                                                  (both roles)
+#     rping                       rxe              rxe, siw
+#     ucmatose                    rxe              rxe, siw
+#     rdma_server/rdma_client     rxe              rxe, siw
+#     rdma_xserver/rdma_xclient   rxe, siw         rxe
+#     cmtime                      rxe              rxe, siw
+#     udaddy, mckey               rxe              rxe
+# A tool against itself is not run again over siw0: each of its roles
+# runs there on our libraries against upstream's, and the two roles'
+# exchange is the programs' own, the same on either device (rxe0 runs
+# it).  For rdma_xserver/rdma_xclient it is the other way round: against
+# upstream's, the same exchange as over rxe0, so over siw0 only against
+# itself, which still takes rdma_create_ep's RC endpoint through iWARP.
 # The loader's log proves every process's libraries and the log names
 # each role's program by its path (pair.sh).  siw's
 # ucmatose may hit a kernel race (pair.sh: siw_mpa_extra_data) and then
@@ -38,17 +56,22 @@ export PAIR_WAIT=cm PAIR_TIMEOUT=45
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pair.sh"
 
+usage="usage: rdmacm-utils.sh rxe|siw ours|mixed|mixed2..."
 case $1 in
     rxe) ip=$RDMAVM_RXE_IP race= ;;
     siw) ip=$RDMAVM_SIW_IP race=siw_mpa_extra_data ;;
-    *) fail "usage: rdmacm-utils.sh rxe|siw ours|mixed|mixed2" ;;
+    *) fail "$usage" ;;
 esac
 device=$1
-case $2 in
-    ours|mixed) part=$2 ;;
-    mixed2) [ "$1" = rxe ] || fail "mixed2: rxe only (iWARP has no UD)"; part=$2 ;;
-    *) fail "usage: rdmacm-utils.sh rxe|siw ours|mixed|mixed2" ;;
-esac
+shift
+[ $# -gt 0 ] || fail "$usage"
+for part; do
+    case $part in
+        ours|mixed) ;;
+        mixed2) [ "$device" = rxe ] || fail "mixed2: rxe only (iWARP has no UD)" ;;
+        *) fail "$usage" ;;
+    esac
+done
 
 rping_pair() {
     pair "rping$1" 'ping data: rdma-ping-9' \
@@ -91,7 +114,7 @@ bad_options() {
         ours=$?
         "$vm_reference/usr/bin/$tool" -Z > /dev/null 2>&1
         theirs=$?
-        if [ $ours != $theirs ] || ! grep -qiE 'usage|^rping -s' <<< "$out"; then
+        if [ $ours != $theirs ] || ! [[ $out =~ [Uu][Ss][Aa][Gg][Ee]|(^|$'\n')'rping -s' ]]; then
             pair_failed=$((pair_failed + 1))
             echo "FAIL $tool -Z: exit $ours (upstream's: $theirs), output: $out"
         else
@@ -104,13 +127,13 @@ bad_options() {
 # rdma_create_ep with EOPNOTSUPP (exit 255), each on its own libraries.
 # No server is needed: the QP is refused before any connection.
 xrc_refused() {
-    local ours theirs out theirs_out
+    local ours theirs out theirs_out refused='rdma_create_ep: Operation not supported'
     out=$(run_on ours "$vm_build/tools/rdma_xclient" -s "$ip" -c x 2>&1)
     ours=$?
     theirs_out=$(run_on reference "$vm_reference/usr/bin/rdma_xclient" -s "$ip" -c x 2>&1)
     theirs=$?
-    if [ $ours != $theirs ] || ! grep -q '^rdma_create_ep: Operation not supported' <<< "$out" ||
-        ! grep -q '^rdma_create_ep: Operation not supported' <<< "$theirs_out"; then
+    if [ $ours != $theirs ] || [[ $'\n'$out != *$'\n'$refused* ]] ||
+        [[ $'\n'$theirs_out != *$'\n'$refused* ]]; then
         pair_failed=$((pair_failed + 1))
         echo "FAIL rdma_xclient -c x: exit $ours (upstream's: $theirs), output: $out"
         echo "upstream's output: $theirs_out"
@@ -119,7 +142,20 @@ xrc_refused() {
     fi
 }
 
-if [ "$part" = ours ]; then
+# Our tools' server and client against upstream's on upstream's
+# libraries: both roles of each pair function named.
+against_upstream() {
+    local each
+    heading "$device: wire compatibility, our tools on our libraries, upstream's on upstream's"
+    for each; do
+        PAIR_SERVER_SIDE=reference PAIR_SERVER_TOOLS=upstream PAIR_CLIENT_TOOLS=ours \
+            $each " (upstream's server, our client)"
+        PAIR_CLIENT_SIDE=reference PAIR_CLIENT_TOOLS=upstream PAIR_SERVER_TOOLS=ours \
+            $each " (our server, upstream's client)"
+    done
+}
+
+part_ours() {
     heading "$device ($ip): upstream's rping and ucmatose on our librdmacm and libibverbs"
     rping_pair
     ucmatose_pair
@@ -128,47 +164,38 @@ if [ "$part" = ours ]; then
     if [ -n "${VM_PLUGINS:-}" ]; then
         rdma_server_pair
         cmtime_pair
-        pair_summary
-        exit
+        return
     fi
-    heading "$device ($ip): our tools on our libraries"
-    export PAIR_TOOLS=ours
-    rping_pair
-    ucmatose_pair
-    rdma_server_pair
-    rdma_xserver_pair
-    cmtime_pair
-    if [ "$device" = rxe ]; then
-        # iWARP moves a QP to RTS only inside the kernel's connect: upstream's
-        # rdma_establish fails there with EINVAL
-        pair "rping -q (the program's own QP, rdma_init_qp_attr)" 'ping data: rdma-ping-9' \
-            rping -s -q -a "$ip" -C 10 -v -V -- rping -c -q -a "$ip" -C 10 -v -V
-        udaddy_pair
-        mckey_pair
-        unset PAIR_TOOLS
-        heading "bad options: our tools against upstream's"
-        bad_options
-        xrc_refused
+    heading "$device ($ip): our tools against themselves, on our libraries"
+    if [ "$device" = siw ]; then
+        PAIR_TOOLS=ours rdma_xserver_pair
+        return
     fi
-else
-    if [ "$part" = mixed ]; then
-        heading "$device: upstream's rping, our librdmacm on upstream's libibverbs"
-        PAIR_SIDE=rdmacm rping_pair " (side rdmacm)"
-        if [ "$device" = rxe ]; then
-            heading "$device: upstream's rping, upstream's librdmacm on our libibverbs"
-            PAIR_SIDE=verbs rping_pair " (side verbs)"
-        fi
-        pairs=(rping_pair ucmatose_pair rdma_server_pair rdma_xserver_pair cmtime_pair)
-    else
-        pairs=(udaddy_pair mckey_pair)
-    fi
-
-    heading "$device: wire compatibility, our tools on our libraries, upstream's on upstream's"
-    for each in "${pairs[@]}"; do
-        PAIR_SERVER_SIDE=reference PAIR_SERVER_TOOLS=upstream PAIR_CLIENT_TOOLS=ours \
-            $each " (upstream's server, our client)"
-        PAIR_CLIENT_SIDE=reference PAIR_CLIENT_TOOLS=upstream PAIR_SERVER_TOOLS=ours \
-            $each " (our server, upstream's client)"
+    local each
+    for each in rping_pair ucmatose_pair rdma_server_pair rdma_xserver_pair cmtime_pair \
+        udaddy_pair mckey_pair; do
+        PAIR_TOOLS=ours $each
     done
-fi
+    PAIR_TOOLS=ours pair "rping -q (the program's own QP, rdma_init_qp_attr)" 'ping data: rdma-ping-9' \
+        rping -s -q -a "$ip" -C 10 -v -V -- rping -c -q -a "$ip" -C 10 -v -V
+    heading "bad options: our tools against upstream's"
+    bad_options
+    xrc_refused
+}
+
+part_mixed() {
+    heading "$device: upstream's rping, our librdmacm on upstream's libibverbs"
+    PAIR_SIDE=rdmacm rping_pair " (side rdmacm)"
+    if [ "$device" = rxe ]; then
+        heading "$device: upstream's rping, upstream's librdmacm on our libibverbs"
+        PAIR_SIDE=verbs rping_pair " (side verbs)"
+        against_upstream rping_pair ucmatose_pair rdma_server_pair rdma_xserver_pair cmtime_pair
+    else
+        against_upstream rping_pair ucmatose_pair rdma_server_pair cmtime_pair
+    fi
+}
+
+part_mixed2() { against_upstream udaddy_pair mckey_pair; }
+
+for part; do "part_$part"; done
 pair_summary
