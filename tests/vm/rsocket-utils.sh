@@ -11,7 +11,7 @@
 # mixed: our program on our libraries against upstream's program on
 #        upstream's libraries, both ways (wire compatibility of the
 #        libraries and of what the programs agree on: the sync, -T v's
-#        pattern, riostream's message numbers, rcopy's messages).
+#        pattern, riostream's turn markers, rcopy's messages).
 # The cases: rstream blocking (-T b), non-blocking (-T n), async with
 # verified data (-T a -T v; non-blocking where upstream's client is the
 # judge, see verified_case), rdma_getaddrinfo resolution (-T r);
@@ -97,19 +97,6 @@ verified_case() {
         stream_case rstream "async, verified, 100000 B" -T a -T v -S 100000 -C 20
     fi
 }
-# riostream_case LABEL ARGS...: in mixed mode upstream's riostream at
-# both ends (the libraries still mixed): ours does not yet follow the
-# message numbers of upstream's (tools/rsocket/riostream.c): against
-# upstream's server ours waited for a number that never came.
-riostream_case() {
-    if [ "$part" = mixed ]; then
-        echo "not run: our riostream against upstream's (its message numbers are not understood yet); upstream's at both ends instead"
-        suffix="$suffix, upstream's riostream at both ends" \
-            PAIR_SERVER_TOOLS=upstream PAIR_CLIENT_TOOLS=upstream stream_case riostream "$@"
-    else
-        stream_case riostream "$@"
-    fi
-}
 # upstream_case CASE ARGS...: the case with upstream's programs on our
 # libraries (ours mode only).
 upstream_case() {
@@ -158,14 +145,8 @@ all_cases() {
     runs rxe-ours &&
         stream_case rstream "resolve (rdma_getaddrinfo)" -T r -S 4096 -C 100
     runs rxe-mixed siw-ours siw-mixed &&
-        riostream_case "blocking 1000000 B" -T b -S 1000000 -C 10
-    if runs siw-ours; then
-        # our rcopy client's rconnect failed there with EINVAL (rxe0 and
-        # our rstream on siw0 connect; not understood yet)
-        echo "not run: our rcopy on siw0 (its client's rconnect fails with EINVAL there); upstream's instead"
-        upstream_case rcopy_case
-    fi
-    runs rxe-mixed && rcopy_case
+        stream_case riostream "blocking, verified, 1000000 B" -T b -T v -S 1000000 -C 10
+    runs rxe-mixed siw-ours && rcopy_case
     runs rxe-ours && upstream_case stream_case rstream "keepalive 1 s" -k 1 -S 4096 -C 100
     runs rxe-ours && upstream_case stream_case riostream "non-blocking 64 KiB" -T n -S 65536 -C 50
     runs rxe-ours && stream_case riostream "async, verified, 100000 B" -T a -T v -S 100000 -C 20

@@ -101,8 +101,14 @@ static int serve_client(void)
 		char path[PATH_MAX + 8];
 		size_t extra;
 		int status = 0;
+		ssize_t ret;
 
-		if (rs_recv_all(&stream, &msg, sizeof(msg)))
+		/* a client that closes between messages is done: upstream's
+		 * server says nothing then */
+		ret = rrecv(stream.fd, &msg, 1, MSG_PEEK);
+		if (ret < 0)
+			perror("rrecv");
+		if (ret <= 0 || rs_recv_all(&stream, &msg, sizeof(msg)))
 			break;
 		extra = le16toh(msg.length) > HEADER_SIZE ? le16toh(msg.length) - HEADER_SIZE : 0;
 		switch (msg.op) {

@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: MIT
 /* riostream: rstream's exchange with the data placed by riowrite(3)
- * into the peer's riomap(3) buffer instead of sent.  The calls are
- * upstream's (observed in the guest); the message numbers below were
- * inferred from one upstream pair's buffer bytes and are not all of its
- * rule: against upstream's server ours waits for a number that never
- * comes (tests/vm/rsocket-utils.sh runs no mixed riostream pair):
+ * into the peer's riomap(3) buffer instead of sent.  The calls and the
+ * turn markers are upstream's, observed in the guest with an LD_PRELOAD
+ * logger on both ends of an upstream pair (riowrite's offset, flags and
+ * bytes; -C 1 and 3, -I 2 and 3, with and without -T v):
  * - each side has one buffer of the message size, mapped at offset 0
- *   (RDMA_IOMAPSIZE 1), zeroed but for its last byte, 0xff;
- * - after the 16-byte sync (rsend/rrecv), a turn to send is COUNT
- *   riowrites of that whole buffer whose last byte numbers them: the
- *   first carries the number the last message received carried (0xff
- *   before any), each next one more (mod 256); -T v fills the other bytes
- *   with the running byte counter, once per turn;
- * - a turn to receive waits until the last byte shows the number the
- *   peer's last message of its turn carries: one's own last number plus
- *   COUNT - 1 (RDMA writes land in order, so all of the turn is there).
- * With COUNT 1 a turn's only message carries the number already there
- * and nothing can be waited for, so ours refuses -C 1 rather than run
- * without waiting. */
+ *   (RDMA_IOMAPSIZE 1), its last byte 0xff before any message;
+ * - after the 16-byte sync (rsend/rrecv), the two sides take turns, the
+ *   client first; a turn is COUNT riowrites of that whole buffer, and
+ *   only the last one changes its last byte: to the turn's marker, a
+ *   counter both sides keep, 0 for the first turn, one more (mod 256)
+ *   for each next turn of either side.  The writes before it carry
+ *   whatever the buffer holds (the marker the peer wrote last);
+ * - a turn to receive waits until its buffer's last byte shows the
+ *   turn's marker: RDMA writes land in order, so the whole turn is there;
+ * - -T v fills all but the last byte with the running byte counter just
+ *   before a turn's last write, and the receiver checks those bytes once
+ *   that write has landed. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +28,8 @@
 #include "rstool.h"
 #include "rsstream.h"
 
-/* The number before any message. */
-#define FIRST_NUMBER 0xff
+/* A buffer's last byte before any turn: not the first turn's marker. */
+#define NO_MARKER 0xff
 
 static void usage(const char *program)
 {
@@ -57,48 +56,53 @@ struct iomap_test {
 	struct rs_conn *conn;
 	long long size, count;
 	volatile uint8_t *buf;          /* mapped: the peer writes into it */
-	uint8_t number;                 /* the last message's, sent or received */
+	uint8_t marker;                 /* the next turn's, either side's */
 };
+
+static int write_all(struct iomap_test *t)
+{
+	size_t len = t->size, done = 0;
+
+	while (done < len) {
+		size_t ret;
+
+		if (t->conn->wait == RS_ASYNC &&
+		    rs_wait_for(t->conn->calls, t->conn->fd, POLLOUT, -1, RS_ASYNC) < 0)
+			return -1;
+		ret = riowrite(t->conn->fd, (const void *)(t->buf + done), len - done, done,
+			       t->conn->wait == RS_BLOCKING ? MSG_WAITALL : MSG_DONTWAIT);
+		if (ret == (size_t)-1) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+				continue;
+			perror("riowrite");
+			return -1;
+		}
+		done += ret;
+	}
+	return 0;
+}
 
 static int send_turn(struct iomap_test *t)
 {
-	size_t len = t->size;
+	size_t last = t->size - 1;
 
+	for (long long j = 0; j + 1 < t->count; j++)
+		if (write_all(t))
+			return -1;
 	if (t->conn->verify)
-		for (size_t i = 0; i + 1 < len; i++)
+		for (size_t i = 0; i < last; i++)
 			t->buf[i] = t->conn->send_pattern++;
-	for (long long j = 0; j < t->count; j++) {
-		size_t done = 0;
-
-		t->buf[len - 1] = (uint8_t)(t->number + j);
-		while (done < len) {
-			size_t ret;
-
-			if (t->conn->wait == RS_ASYNC &&
-			    rs_wait_for(t->conn->calls, t->conn->fd, POLLOUT, -1, RS_ASYNC) < 0)
-				return -1;
-			ret = riowrite(t->conn->fd, (const void *)(t->buf + done), len - done, done,
-				       t->conn->wait == RS_BLOCKING ? MSG_WAITALL : MSG_DONTWAIT);
-			if (ret == (size_t)-1) {
-				if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-					continue;
-				perror("riowrite");
-				return -1;
-			}
-			done += ret;
-		}
-	}
-	t->number += t->count - 1;
-	return 0;
+	t->buf[last] = t->marker++;
+	return write_all(t);
 }
 
 static int receive_turn(struct iomap_test *t)
 {
 	size_t last = t->size - 1;
 
-	t->number += t->count - 1;
-	while (t->buf[last] != t->number)
+	while (t->buf[last] != t->marker)
 		;
+	t->marker++;
 	if (t->conn->verify) {
 		for (size_t i = 0; i < last; i++, t->conn->recv_pattern++) {
 			if (t->buf[i] != t->conn->recv_pattern) {
@@ -114,8 +118,7 @@ static int receive_turn(struct iomap_test *t)
 static int run_test(struct rs_conn *conn, const struct rs_stream_opts *opt, const char *name,
 		    long long size, long long count, long long iters)
 {
-	struct iomap_test t = { .conn = conn, .size = size, .count = count,
-				.number = FIRST_NUMBER };
+	struct iomap_test t = { .conn = conn, .size = size, .count = count };
 	char sync[RS_SYNC_SIZE] = { 0 };
 	uint8_t *buf = calloc(1, size);
 	long long start;
@@ -125,7 +128,7 @@ static int run_test(struct rs_conn *conn, const struct rs_stream_opts *opt, cons
 		perror("malloc");
 		return -1;
 	}
-	buf[size - 1] = FIRST_NUMBER;
+	buf[size - 1] = NO_MARKER;
 	t.buf = buf;
 	if (riomap(conn->fd, buf, size, PROT_WRITE, 0, 0) == -1) {
 		perror("riomap");
@@ -163,9 +166,6 @@ static int run_tests(struct rs_conn *conn, const struct rs_stream_opts *opt)
 	for (size_t i = 0; i < rs_stream_series_len; i++) {
 		const struct rs_test *t = &rs_stream_series[i];
 
-		/* the latency tests' one message per turn cannot be waited for */
-		if (t->xfers < 2)
-			continue;
 		if (run_test(conn, opt, t->name, t->size, t->xfers, t->iters))
 			return -1;
 	}
@@ -178,16 +178,11 @@ int main(int argc, char **argv)
 	struct rs_conn conn = { .fd = -1, .calls = &rs_rsocket_calls };
 	int ret;
 
-	/* rdma-core's man page says 1, which cannot work (above) */
+	/* upstream's man page says 1; its program sends 1000 (observed) */
 	rs_stream_defaults(&opt, 1000);
 	opt.iomap = 1;
 	if (rs_stream_parse(&opt, argc, argv, "s:b:f:B:i:I:C:S:p:T:", 0))
 		usage(argv[0]);
-	if (opt.count < 2) {
-		fprintf(stderr, "%s: -C must be at least 2: one message per turn cannot be waited for\n",
-			argv[0]);
-		usage(argv[0]);
-	}
 	conn.wait = opt.wait;
 	conn.verify = opt.verify;
 	if (opt.server)
