@@ -20,7 +20,8 @@
  *   FAULT_LOG=FILE      gets "fired N KIND CALL ERRNO OBJECT+OFFSET" when
  *                       the fault fires (OFFSET: the return address, as
  *                       addr2line -e OBJECT takes it), and "counted syscall S malloc M
- *                       short R" from fault_stop()
+ *                       short R" from fault_stop(); when counting only,
+ *                       "call KIND N CALL" for each call
  *
  * The scenario calls fault_stop() (found with dlsym) after its first,
  * faulted attempt: counting ends and nothing fails any more, so the
@@ -176,6 +177,8 @@ static bool fire(enum kind kind, const char *call, const void *ret, int *err)
 	if (!r || atomic_load(&stopped))
 		return false;
 	n = atomic_fetch_add(&counted[kind], 1) + 1;
+	if (!fault_at)
+		log_line("call %s %ld %s\n", kind_names[kind], n, call);
 	if (kind != fault_kind || n != fault_at)
 		return false;
 	*err = kind == KIND_MALLOC ? ENOMEM :
@@ -238,30 +241,38 @@ static mode_t mode_of(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0;
 }
 
+/* open and open64: the same call under two names (fopen uses the
+ * second) */
+static int open_call(int (*next)(const char *, int, ...), const void *caller, const char *path,
+		     int flags, va_list ap)
+{
+	mode_t mode = mode_of(flags, ap);
+
+	if (syscall_fails("open", caller))
+		return -1;
+	return next(path, flags, mode);
+}
+
 EXPORT int open64(const char *path, int flags, ...)
 {
 	va_list ap;
-	mode_t mode;
+	int fd;
 
 	va_start(ap, flags);
-	mode = mode_of(flags, ap);
+	fd = open_call(NEXT(open64), __builtin_return_address(0), path, flags, ap);
 	va_end(ap);
-	if (syscall_fails("open", __builtin_return_address(0)))
-		return -1;
-	return NEXT(open64)(path, flags, mode);
+	return fd;
 }
 
 EXPORT int open(const char *path, int flags, ...)
 {
 	va_list ap;
-	mode_t mode;
+	int fd;
 
 	va_start(ap, flags);
-	mode = mode_of(flags, ap);
+	fd = open_call(NEXT(open), __builtin_return_address(0), path, flags, ap);
 	va_end(ap);
-	if (syscall_fails("open", __builtin_return_address(0)))
-		return -1;
-	return NEXT(open)(path, flags, mode);
+	return fd;
 }
 
 EXPORT int openat(int dir, const char *path, int flags, ...)
