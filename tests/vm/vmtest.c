@@ -116,9 +116,13 @@ const char *vt_errname(int err)
 		{ ENODATA, "ENODATA" }, { ENXIO, "ENXIO" }, { EAGAIN, "EAGAIN" },
 		{ EPROTONOSUPPORT, "EPROTONOSUPPORT" }, { ENOTTY, "ENOTTY" },
 		{ EBADF, "EBADF" }, { ENOSPC, "ENOSPC" }, { EEXIST, "EEXIST" },
-		{ ERANGE, "ERANGE" }, { E2BIG, "E2BIG" },
+		{ ERANGE, "ERANGE" }, { E2BIG, "E2BIG" }, { EINTR, "EINTR" },
+		{ EINPROGRESS, "EINPROGRESS" }, { ECONNREFUSED, "ECONNREFUSED" },
+		{ ETIMEDOUT, "ETIMEDOUT" },
 	};
-	static char other[32];
+	/* a few, so that one message can name two errnos */
+	static _Thread_local char other[4][32];
+	static _Thread_local unsigned int next;
 
 	if (err == VT_NO_ERRNO)
 		return "failure without errno";
@@ -126,8 +130,9 @@ const char *vt_errname(int err)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].err == err)
 			return names[i].name;
-	snprintf(other, sizeof(other), "errno %d", err);
-	return other;
+	next = (next + 1) % 4;
+	snprintf(other[next], sizeof(other[next]), "errno %d", err);
+	return other[next];
 }
 
 bool vt_expect_ret(int want, int got, const char *what, int line)
