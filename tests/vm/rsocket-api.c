@@ -617,10 +617,10 @@ static void nonblocking(uint16_t port)
 	CHECK(!rfcntl(c, F_SETFL, flags), "F_SETFL back to blocking");
 	CHECK(!(rfcntl(c, F_GETFL) & O_NONBLOCK), "F_GETFL blocking again");
 	rclose(c);
-	/* A non-blocking connect to a port nobody listens on.  Either answer
-	 * is a socket's (and upstream's): EINPROGRESS, or the refusal itself
-	 * when every rdma_cm step had completed before rconnect returned,
-	 * as on an idle machine. */
+	/* A non-blocking connect to a port nobody listens on.  A socket may
+	 * give either answer: EINPROGRESS, or the refusal itself when every
+	 * rdma_cm step had completed before rconnect returned (an idle
+	 * machine). */
 	if (MUST((c = rsocket(AF_INET, SOCK_STREAM, 0)) >= 0)) {
 		rfcntl(c, F_SETFL, O_NONBLOCK);
 		errno = 0;
