@@ -151,6 +151,13 @@ static int destroy(struct cma_id *id)
 	uint32_t reported;
 	int ret;
 
+	/* CQs a failed rdma_destroy_qp/_srq left; nothing is gone yet if
+	 * they fail again, so the caller can retry */
+	if (!id->id.qp && !id->id.srq) {
+		ret = cma_destroy_cqs(&id->id);
+		if (ret)
+			return ret;
+	}
 	ret = ucma_destroy_id(id->id.channel->fd, id->handle, &reported);
 	if (ret)
 		return ret;

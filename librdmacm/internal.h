@@ -185,6 +185,9 @@ int cma_modify_qp(struct cma_id *id, enum ibv_qp_state state);
  * kernel's read/atomic depths, other values replace them. */
 int cma_qp_connect(struct cma_id *id, uint8_t responder_resources,
 		   uint8_t initiator_depth);
+/* Destroys the CQs and channels the library made for the id; what the
+ * kernel would not destroy stays in the id, the first error returned. */
+int cma_destroy_cqs(struct rdma_cm_id *id);
 
 /* mcast.c: the multicast events' processing (UD address handle data,
  * the QP's attachment); an error turns a join into MULTICAST_ERROR. */

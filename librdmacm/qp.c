@@ -77,20 +77,44 @@ static int ready_ud_qp(struct cma_id *id, struct ibv_qp *qp)
 	return ibv_modify_qp(qp, &attr, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
-/* The library's CQs are those it put in the id; they go with the last
- * of the QP and SRQ that use them. */
-static void destroy_cqs(struct rdma_cm_id *id)
+static int destroy_cq(struct ibv_cq **cq)
 {
-	if (id->send_cq && id->send_cq != id->recv_cq)
-		ibv_destroy_cq(id->send_cq);
-	if (id->recv_cq)
-		ibv_destroy_cq(id->recv_cq);
-	if (id->send_cq_channel && id->send_cq_channel != id->recv_cq_channel)
-		ibv_destroy_comp_channel(id->send_cq_channel);
-	if (id->recv_cq_channel)
-		ibv_destroy_comp_channel(id->recv_cq_channel);
-	id->send_cq = id->recv_cq = NULL;
-	id->send_cq_channel = id->recv_cq_channel = NULL;
+	int ret = *cq ? ibv_destroy_cq(*cq) : 0;
+
+	if (!ret)
+		*cq = NULL;
+	return ret;
+}
+
+static int destroy_channel(struct ibv_comp_channel **channel)
+{
+	int ret = *channel ? ibv_destroy_comp_channel(*channel) : 0;
+
+	if (!ret)
+		*channel = NULL;
+	return ret;
+}
+
+/* The library's CQs are those it put in the id; they go with the last
+ * of the QP and SRQ that use them.  One the kernel would not destroy
+ * stays in the id (with its channel): rdma_destroy_qp and
+ * rdma_destroy_srq cannot report the failure, rdma_destroy_id tries
+ * again and can. */
+int cma_destroy_cqs(struct rdma_cm_id *id)
+{
+	int ret, err;
+
+	if (id->send_cq == id->recv_cq)
+		id->send_cq = NULL;
+	if (id->send_cq_channel == id->recv_cq_channel)
+		id->send_cq_channel = NULL;
+	ret = destroy_cq(&id->send_cq);
+	err = destroy_cq(&id->recv_cq);
+	ret = ret ? ret : err;
+	err = destroy_channel(&id->send_cq_channel);
+	ret = ret ? ret : err;
+	err = destroy_channel(&id->recv_cq_channel);
+	return ret ? ret : err;
 }
 
 static int create_cq(struct rdma_cm_id *id, int size,
@@ -203,7 +227,7 @@ err_qp:
 	ibv_destroy_qp(qp);
 err_cqs:
 	if (!cm->srq)
-		destroy_cqs(cm);
+		cma_destroy_cqs(cm);
 	return ret;
 }
 
@@ -245,7 +269,7 @@ void rdma_destroy_qp(struct rdma_cm_id *id)
 		return;		/* still in use: keep what it needs */
 	id->qp = NULL;
 	if (!id->srq)
-		destroy_cqs(id);
+		cma_destroy_cqs(id);
 }
 
 static int fill_srq_attr(struct cma_id *id, struct ibv_srq_init_attr_ex *attr,
@@ -299,7 +323,7 @@ static int create_srq(struct cma_id *id, struct ibv_srq_init_attr_ex *attr)
 
 err:
 	if (own_cq)
-		destroy_cqs(cm);
+		cma_destroy_cqs(cm);
 	return ret;
 }
 
@@ -342,7 +366,7 @@ void rdma_destroy_srq(struct rdma_cm_id *id)
 		return;		/* a QP still uses it */
 	id->srq = NULL;
 	if (!id->qp)
-		destroy_cqs(id);
+		cma_destroy_cqs(id);
 }
 
 int rdma_init_qp_attr(struct rdma_cm_id *id, struct ibv_qp_attr *qp_attr,
